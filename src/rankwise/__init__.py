@@ -1,0 +1,43 @@
+"""rankwise: exact, fast ranking-evaluation metrics with explicit tie handling.
+
+>>> import rankwise as rw
+>>> rw.evaluate([[0, 1, 0]], [[0.2, 0.7, 0.7]], ["MRR", "nDCG@2"]).mean()
+{'MRR': 0.75, 'nDCG@2': 0.8154648767857288}
+"""
+from importlib.metadata import PackageNotFoundError, version
+
+from ._results import Results
+from .evaluate import (
+    average_precision,
+    dcg,
+    err,
+    evaluate,
+    hit_rate,
+    ndcg,
+    precision,
+    r_precision,
+    rbp,
+    recall,
+    reciprocal_rank,
+)
+
+try:
+    __version__ = version("rankwise")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "Results",
+    "average_precision",
+    "dcg",
+    "err",
+    "evaluate",
+    "hit_rate",
+    "ndcg",
+    "precision",
+    "r_precision",
+    "rbp",
+    "recall",
+    "reciprocal_rank",
+    "__version__",
+]

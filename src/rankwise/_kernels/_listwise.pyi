@@ -1,0 +1,43 @@
+import enum
+
+import numpy as np
+import numpy.typing as npt
+
+class Metric(enum.IntEnum):
+    RR = 0
+    AP = 1
+    PRECISION = 2
+    RECALL = 3
+    RPREC = 4
+    DCG = 5
+    NDCG = 6
+    HITS = 7
+    ERR = 8
+    RBP = 9
+    F1 = 10
+
+class Ties(enum.IntEnum):
+    EXPECTED = 0
+    OPTIMISTIC = 1
+    PESSIMISTIC = 2
+    STABLE = 3
+    TREC = 4
+
+def evaluate_range(
+    indptr: npt.NDArray[np.int64],
+    y_score: npt.NDArray[np.float32] | npt.NDArray[np.float64],
+    y_true: npt.NDArray[np.generic],
+    tie_key: npt.NDArray[np.int64],
+    shared_scores: bool,
+    kinds: npt.NDArray[np.int32],
+    cutoffs: npt.NDArray[np.int64],
+    flags: npt.NDArray[np.uint8],
+    params: npt.NDArray[np.float64],
+    ties: int,
+    level: float,
+    max_grade: float,
+    q_start: int,
+    q_stop: int,
+    out: npt.NDArray[np.float64],
+    n_relevant: npt.NDArray[np.int64],
+) -> None: ...

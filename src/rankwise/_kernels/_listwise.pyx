@@ -1,0 +1,641 @@
+"""Per-list ranking metrics over CSR-grouped queries, under one tie policy per call.
+
+Every metric here depends only on where the items with a positive label ("tracked"
+items) land in the ranking. So a query is never fully sorted: the tracked items are
+collected and sorted (t log t), then one pass over all n scores counts, for each
+distinct tracked score, the items ranked above it and tied with it (n log d). Those
+counts give exact positions under the deterministic policies and the tie groups of
+the McSherry-Najork expectation under ``EXPECTED``.
+"""
+from libc.math cimport exp2, log2, pow
+from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, realloc
+from libc.string cimport memset
+
+from ._sort cimport Item, same_flag, same_rank, sort_items
+from ._typedefs cimport label_t, score_t
+
+
+cpdef enum Metric:
+    RR = 0
+    AP = 1
+    PRECISION = 2
+    RECALL = 3
+    RPREC = 4
+    DCG = 5
+    NDCG = 6
+    HITS = 7
+    ERR = 8
+    RBP = 9
+    F1 = 10
+
+
+cpdef enum Ties:
+    EXPECTED = 0
+    OPTIMISTIC = 1
+    PESSIMISTIC = 2
+    STABLE = 3
+    TREC = 4
+
+
+cdef struct Workspace:
+    Py_ssize_t cap
+    Item* items             # tracked items, sorted by the policy's order
+    Item* ideal             # tracked labels sorted descending (ideal DCG)
+    int64_t* slot_pos       # per sorted slot: tied items placed before it, then its position
+    double* values          # distinct tracked scores, one per tie group
+    Py_ssize_t* group_start # first slot of each group; group_start[d] == t
+    int64_t* above          # items ranked strictly above each group
+    int64_t* hist           # 4 x (d + 1) counters of count_ranks
+    int64_t* tied           # items (tracked or not) tied with each group
+    double* esm             # scratch for expected ERR: elementary symmetric means
+
+
+cdef struct Query:
+    Py_ssize_t n            # list length
+    Py_ssize_t t            # tracked items
+    Py_ssize_t d            # tie groups holding tracked items
+    int64_t n_rel           # R: items with label >= level
+    bint ideal_ready
+
+
+cdef struct Params:
+    int ties
+    double level
+    double max_grade
+
+
+cdef int grow(void** ptr, size_t nbytes) noexcept nogil:
+    cdef void* p = realloc(ptr[0], nbytes)
+    if p == NULL:
+        return -1
+    ptr[0] = p
+    return 0
+
+
+cdef int reserve(Workspace* ws, Py_ssize_t n) noexcept nogil:
+    cdef size_t cap
+    if n <= ws.cap:
+        return 0
+    cap = <size_t> max(n, 2 * ws.cap, 64)
+    if (grow(<void**> &ws.items, cap * sizeof(Item))
+            or grow(<void**> &ws.ideal, cap * sizeof(Item))
+            or grow(<void**> &ws.slot_pos, (cap + 1) * sizeof(int64_t))
+            or grow(<void**> &ws.values, (cap + 1) * sizeof(double))
+            or grow(<void**> &ws.group_start, (cap + 1) * sizeof(Py_ssize_t))
+            or grow(<void**> &ws.above, (cap + 1) * sizeof(int64_t))
+            or grow(<void**> &ws.hist, 4 * (cap + 1) * sizeof(int64_t))
+            or grow(<void**> &ws.tied, (cap + 1) * sizeof(int64_t))
+            or grow(<void**> &ws.esm, (cap + 1) * sizeof(double))):
+        return -1
+    ws.cap = <Py_ssize_t> cap
+    return 0
+
+
+cdef void release(Workspace* ws) noexcept nogil:
+    free(ws.items)
+    free(ws.ideal)
+    free(ws.slot_pos)
+    free(ws.values)
+    free(ws.group_start)
+    free(ws.above)
+    free(ws.hist)
+    free(ws.tied)
+    free(ws.esm)
+
+
+# ---------------------------------------------------------------- ranking one query
+
+cdef int collect(const label_t* labels, const score_t* scores, const int64_t* keys,
+                 Query* q, const Params* prm, Workspace* ws) noexcept nogil:
+    """Gather tracked items (label > 0) and count the relevant ones."""
+    cdef Py_ssize_t i, t = 0
+    cdef int64_t n_rel = 0
+    cdef double lab
+    for i in range(q.n):
+        lab = labels[i]
+        if lab > 0:
+            if t == ws.cap and reserve(ws, t + 1) != 0:
+                return -1
+            ws.items[t].score = scores[i]
+            ws.items[t].label = lab
+            ws.items[t].key = keys[i] if keys != NULL else i
+            if lab >= prm.level:
+                n_rel += 1
+            t += 1
+    q.t = t
+    q.n_rel = n_rel
+    return 0
+
+
+cdef inline Py_ssize_t find_group(const double* values, Py_ssize_t d, double s) noexcept nogil:
+    """Number of groups ranked strictly above score s (values are in rank order).
+
+    No data-dependent branches for numbers: the comparisons are unpredictable for
+    random scores. A few groups are counted with independent comparisons, more are
+    searched with conditional moves. Plain ``>`` is exact here, since a NaN group
+    (nan="last") is last and never above a number.
+    """
+    cdef Py_ssize_t base = 0, n = d, half, j
+    if s != s:
+        return d - (d > 0 and values[d - 1] != values[d - 1])
+    if d <= 8:
+        for j in range(d):
+            base += values[j] > s
+        return base
+    while n > 1:
+        half = n >> 1
+        base = base + half if values[base + half - 1] > s else base
+        n -= half
+    return base + (values[base] > s)
+
+
+cdef void count_ranks(const score_t* scores, const int64_t* keys, bint keyed,
+                      Query* q, Workspace* ws) noexcept nogil:
+    """One pass over the list: items above and tied with each group.
+
+    Every item adds one to the histogram slot of its group count c (groups ranked
+    strictly above it); then above[g] = (items with c <= g) - tied[g]. Only the
+    rare tied items take a branch. With ``keyed`` (stable and trec policies) a tied
+    item also counts, for each tracked slot of its group, whether its key puts it
+    first, as a difference array in slot_pos.
+    """
+    cdef Py_ssize_t i, g, a, b, m, d = q.d
+    cdef int64_t key, below
+    cdef double s
+    cdef int64_t* hist = ws.hist
+    memset(hist, 0, 4 * (d + 1) * sizeof(int64_t))
+    memset(ws.tied, 0, (d + 1) * sizeof(int64_t))
+    if keyed:
+        memset(ws.slot_pos, 0, (q.t + 1) * sizeof(int64_t))
+    ws.values[d] = 0.0  # read, never counted: lets the tie test below run without a branch on g
+    for i in range(q.n):
+        s = scores[i]
+        g = find_group(ws.values, d, s)
+        # Four interleaved histograms: consecutive items rarely wait on each other's
+        # increment of the same counter.
+        hist[(i & 3) * (d + 1) + g] += 1
+        if (g < d) & same_flag(ws.values[g], s):
+            ws.tied[g] += 1
+            if keyed:
+                key = keys[i] if keys != NULL else i
+                a = ws.group_start[g]
+                b = ws.group_start[g + 1]
+                while a < b:
+                    m = (a + b) >> 1
+                    if ws.items[m].key <= key:
+                        a = m + 1
+                    else:
+                        b = m
+                ws.slot_pos[a] += 1
+                ws.slot_pos[ws.group_start[g + 1]] -= 1
+    below = 0
+    for g in range(d):
+        below += hist[g] + hist[d + 1 + g] + hist[2 * (d + 1) + g] + hist[3 * (d + 1) + g]
+        ws.above[g] = below - ws.tied[g]
+    if keyed:
+        for i in range(1, q.t):
+            ws.slot_pos[i] += ws.slot_pos[i - 1]
+
+
+cdef Py_ssize_t build_groups(Workspace* ws, Py_ssize_t t) noexcept nogil:
+    cdef Py_ssize_t s, d = 0
+    for s in range(t):
+        if s == 0 or not same_rank(ws.items[s].score, ws.items[s - 1].score):
+            ws.values[d] = ws.items[s].score
+            ws.group_start[d] = s
+            d += 1
+    ws.group_start[d] = t
+    return d
+
+
+cdef void place(Query* q, int ties, Workspace* ws) noexcept nogil:
+    """1-based positions of the sorted slots under a deterministic policy."""
+    cdef Py_ssize_t g, s, first, last
+    cdef int64_t above, skipped
+    for g in range(q.d):
+        first = ws.group_start[g]
+        last = ws.group_start[g + 1]
+        above = ws.above[g]
+        # Pessimistic: every untracked (label 0) tied item goes first.
+        skipped = ws.tied[g] - (last - first) if ties == PESSIMISTIC else 0
+        for s in range(first, last):
+            if ties == STABLE or ties == TREC:
+                ws.slot_pos[s] = above + ws.slot_pos[s] + 1
+            else:
+                ws.slot_pos[s] = above + skipped + (s - first) + 1
+
+
+# ---------------------------------------------------------------- small helpers
+
+cdef inline double gain(double label, bint exponential) noexcept nogil:
+    return exp2(label) - 1.0 if exponential else label
+
+
+cdef inline double err_prob(double label, double max_grade) noexcept nogil:
+    # (2^g - 1) / 2^g_max, written so that large grades do not overflow.
+    return exp2(label - max_grade) - exp2(-max_grade)
+
+
+cdef inline double rbp_rel(double label, bint graded, const Params* prm) noexcept nogil:
+    if graded:
+        return label / prm.max_grade
+    return 1.0 if label >= prm.level else 0.0
+
+
+cdef inline double discount_sum(int64_t first, int64_t last) noexcept nogil:
+    """Sum of 1/log2(pos + 1) for pos in first..last."""
+    cdef double acc = 0.0
+    cdef int64_t pos
+    for pos in range(first, last + 1):
+        acc += 1.0 / log2(<double> (pos + 1))
+    return acc
+
+
+cdef inline int64_t group_relevant(const Workspace* ws, Py_ssize_t g, double level) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef int64_t r = 0
+    for s in range(ws.group_start[g], ws.group_start[g + 1]):
+        if ws.items[s].label >= level:
+            r += 1
+    return r
+
+
+# ---------------------------------------------------------------- deterministic policies
+
+cdef double det_rr(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t s
+    for s in range(q.t):
+        if ws.items[s].label >= level:
+            return 1.0 / ws.slot_pos[s] if ws.slot_pos[s] <= k else 0.0
+    return 0.0
+
+
+cdef double det_ap(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef double acc = 0.0
+    cdef int64_t hits = 0
+    for s in range(q.t):
+        if ws.slot_pos[s] > k:
+            break
+        if ws.items[s].label >= level:
+            hits += 1
+            acc += <double> hits / ws.slot_pos[s]
+    return acc / q.n_rel if q.n_rel > 0 else 0.0
+
+
+cdef double det_tp(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef double tp = 0.0
+    for s in range(q.t):
+        if ws.slot_pos[s] > k:
+            break
+        if ws.items[s].label >= level:
+            tp += 1.0
+    return tp
+
+
+cdef double det_dcg(const Query* q, const Workspace* ws, int64_t k, bint exponential) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef double acc = 0.0
+    for s in range(q.t):
+        if ws.slot_pos[s] > k:
+            break
+        acc += gain(ws.items[s].label, exponential) / log2(<double> (ws.slot_pos[s] + 1))
+    return acc
+
+
+cdef double det_err(const Query* q, const Workspace* ws, int64_t k, double max_grade) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef double acc = 0.0, survive = 1.0, r
+    for s in range(q.t):
+        if ws.slot_pos[s] > k:
+            break
+        r = err_prob(ws.items[s].label, max_grade)
+        acc += survive * r / ws.slot_pos[s]
+        survive *= 1.0 - r
+    return acc
+
+
+cdef double det_rbp(const Query* q, const Workspace* ws, int64_t k, double p, bint graded,
+                    const Params* prm) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef double acc = 0.0
+    for s in range(q.t):
+        if ws.slot_pos[s] > k:
+            break
+        acc += rbp_rel(ws.items[s].label, graded, prm) * pow(p, <double> (ws.slot_pos[s] - 1))
+    return (1.0 - p) * acc
+
+
+# ---------------------------------------------------------------- expected over tie orderings
+# Per-group formulas of McSherry & Najork (ECIR 2008); group g holds tied[g] items,
+# above[g] items rank above it, and its tracked items are slots group_start[g]..
+
+cdef double exp_rr(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t g
+    cdef int64_t r, c, above, m
+    cdef double prob, acc = 0.0
+    for g in range(q.d):
+        r = group_relevant(ws, g, level)
+        if r == 0:
+            continue
+        above = ws.above[g]
+        c = ws.tied[g]
+        # P(first relevant item of the group at offset m) = C(c-m, r-1) / C(c, r).
+        prob = <double> r / c
+        for m in range(1, c - r + 2):
+            if above + m > k:
+                break
+            acc += prob / (above + m)
+            if m <= c - r:
+                prob *= <double> (c - m - r + 1) / (c - m)
+        return acc
+    return 0.0
+
+
+cdef double exp_hits(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t g
+    cdef int64_t r, c, above, s, i
+    cdef double miss = 1.0
+    for g in range(q.d):
+        r = group_relevant(ws, g, level)
+        if r == 0:
+            continue
+        above = ws.above[g]
+        if above >= k:
+            return 0.0
+        c = ws.tied[g]
+        s = min(k - above, c)
+        # P(no relevant among the first s of the group) = C(c-r, s) / C(c, s).
+        for i in range(s):
+            if c - r - i <= 0:
+                return 1.0
+            miss *= <double> (c - r - i) / (c - i)
+        return 1.0 - miss
+    return 0.0
+
+
+cdef double exp_ap(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t g
+    cdef int64_t r, c, above, last, pos, before = 0
+    cdef double frac, slope, acc = 0.0
+    if q.n_rel == 0:
+        return 0.0
+    for g in range(q.d):
+        r = group_relevant(ws, g, level)
+        if r == 0:
+            continue
+        above = ws.above[g]
+        if above >= k:
+            break
+        c = ws.tied[g]
+        last = min(above + c, k)
+        frac = <double> r / c
+        slope = <double> (r - 1) / (c - 1) if c > 1 else 0.0
+        # Position pos is relevant w.p. r/c; given that, the expected number of
+        # relevant items at or above it is before + 1 + (pos - above - 1) * slope.
+        for pos in range(above + 1, last + 1):
+            acc += frac * (before + 1 + (pos - above - 1) * slope) / pos
+        before += r
+    return acc / q.n_rel
+
+
+cdef double exp_tp(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t g
+    cdef int64_t r, c, above
+    cdef double tp = 0.0
+    for g in range(q.d):
+        above = ws.above[g]
+        if above >= k:
+            break
+        r = group_relevant(ws, g, level)
+        c = ws.tied[g]
+        tp += <double> r * min(k - above, c) / c
+    return tp
+
+
+cdef double exp_dcg(const Query* q, const Workspace* ws, int64_t k, bint exponential) noexcept nogil:
+    cdef Py_ssize_t g, s
+    cdef int64_t c, above
+    cdef double total, acc = 0.0
+    for g in range(q.d):
+        above = ws.above[g]
+        if above >= k:
+            break
+        c = ws.tied[g]
+        total = 0.0
+        for s in range(ws.group_start[g], ws.group_start[g + 1]):
+            total += gain(ws.items[s].label, exponential)
+        acc += total / c * discount_sum(above + 1, min(above + c, k))
+    return acc
+
+
+cdef double exp_rbp(const Query* q, const Workspace* ws, int64_t k, double p, bint graded,
+                    const Params* prm) noexcept nogil:
+    cdef Py_ssize_t g, s
+    cdef int64_t c, above
+    cdef double total, acc = 0.0
+    for g in range(q.d):
+        above = ws.above[g]
+        if above >= k:
+            break
+        c = ws.tied[g]
+        total = 0.0
+        for s in range(ws.group_start[g], ws.group_start[g + 1]):
+            total += rbp_rel(ws.items[s].label, graded, prm)
+        # (1 - p) * sum of p^(pos-1) over the group's positions up to k.
+        acc += total / c * (pow(p, <double> above) - pow(p, <double> min(above + c, k)))
+    return acc
+
+
+cdef double subset_survival(const double* esm, int64_t c, int64_t y, int64_t m) noexcept nogil:
+    """E[prod of (1 - R) over the first m of a random order of the group].
+
+    The y tracked items have elementary symmetric means esm[j]; the c - y others have
+    R = 0. The number j of tracked items among the first m is hypergeometric; its
+    weights are built outward from the mode by ratios, so nothing overflows.
+    """
+    cdef int64_t z = c - y, lo, hi, mode, j
+    cdef double w, num = 0.0, den = 0.0
+    if z == 0:
+        return esm[m]
+    lo = max(0, m - z)
+    hi = min(y, m)
+    mode = min(max((m + 1) * (y + 1) // (c + 2), lo), hi)
+    w = 1.0
+    for j in range(mode, hi + 1):
+        num += w * esm[j]
+        den += w
+        w *= <double> ((y - j) * (m - j)) / ((j + 1) * (z - m + j + 1))
+    w = 1.0
+    for j in range(mode, lo, -1):
+        w *= <double> (j * (z - m + j)) / ((y - j + 1) * (m - j + 1))
+        num += w * esm[j - 1]
+        den += w
+    return num / den
+
+
+cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) noexcept nogil:
+    cdef Py_ssize_t g, first
+    cdef int64_t c, y, above, i, j, m
+    cdef double x, prev, cur, survive = 1.0, acc = 0.0
+    cdef double* esm = ws.esm
+    for g in range(q.d):
+        above = ws.above[g]
+        if above >= k or survive == 0.0:
+            break
+        first = ws.group_start[g]
+        y = ws.group_start[g + 1] - first
+        c = ws.tied[g]
+        # esm[j] = e_j(x_1..x_y) / C(y, j) for x = 1 - R, by the stable recurrence
+        # over items (a convex combination at every step).
+        esm[0] = 1.0
+        for j in range(1, y + 1):
+            esm[j] = 0.0
+        for i in range(1, y + 1):
+            x = 1.0 - err_prob(ws.items[first + i - 1].label, max_grade)
+            for j in range(i, 0, -1):
+                esm[j] = ((i - j) * esm[j] + j * x * esm[j - 1]) / i
+        prev = 1.0
+        for m in range(1, min(c, k - above) + 1):
+            cur = subset_survival(esm, c, y, m)
+            acc += survive * (prev - cur) / (above + m)
+            prev = cur
+        survive *= esm[y]
+    return acc
+
+
+# ---------------------------------------------------------------- one metric, one query
+
+cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential) noexcept nogil:
+    cdef Py_ssize_t s, n
+    cdef double acc = 0.0
+    if not q.ideal_ready:
+        for s in range(q.t):
+            ws.ideal[s].score = ws.items[s].label
+            ws.ideal[s].label = ws.items[s].label
+            ws.ideal[s].key = s
+        sort_items(ws.ideal, q.t, 0)
+        q.ideal_ready = True
+    n = <Py_ssize_t> min(<int64_t> q.t, k)
+    for s in range(n):
+        acc += gain(ws.ideal[s].label, exponential) / log2(<double> (s + 2))
+    return acc
+
+
+cdef double true_positives(const Query* q, const Workspace* ws, int64_t k, const Params* prm) noexcept nogil:
+    if prm.ties == EXPECTED:
+        return exp_tp(q, ws, k, prm.level)
+    return det_tp(q, ws, k, prm.level)
+
+
+cdef double dcg_at(const Query* q, const Workspace* ws, int64_t k, bint exponential,
+                   const Params* prm) noexcept nogil:
+    if prm.ties == EXPECTED:
+        return exp_dcg(q, ws, k, exponential)
+    return det_dcg(q, ws, k, exponential)
+
+
+cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
+                         Query* q, Workspace* ws, const Params* prm) noexcept nogil:
+    cdef bint expected = prm.ties == EXPECTED
+    cdef int64_t k = cutoff if cutoff > 0 else INT64_MAX
+    cdef double ideal
+    if kind == RR:
+        return exp_rr(q, ws, k, prm.level) if expected else det_rr(q, ws, k, prm.level)
+    if kind == AP:
+        return exp_ap(q, ws, k, prm.level) if expected else det_ap(q, ws, k, prm.level)
+    if kind == HITS:
+        if expected:
+            return exp_hits(q, ws, k, prm.level)
+        return 1.0 if det_tp(q, ws, k, prm.level) > 0 else 0.0
+    if kind == PRECISION:
+        return true_positives(q, ws, k, prm) / cutoff
+    if kind == RECALL:
+        return true_positives(q, ws, k, prm) / q.n_rel if q.n_rel > 0 else 0.0
+    if kind == RPREC:
+        return true_positives(q, ws, q.n_rel, prm) / q.n_rel if q.n_rel > 0 else 0.0
+    if kind == F1:
+        return 2.0 * true_positives(q, ws, k, prm) / (cutoff + q.n_rel)
+    if kind == DCG:
+        return dcg_at(q, ws, k, flag, prm)
+    if kind == NDCG:
+        ideal = ideal_dcg(q, ws, k, flag)
+        return dcg_at(q, ws, k, flag, prm) / ideal if ideal > 0 else 0.0
+    if kind == ERR:
+        return exp_err(q, ws, k, prm.max_grade) if expected else det_err(q, ws, k, prm.max_grade)
+    if kind == RBP:
+        if expected:
+            return exp_rbp(q, ws, k, param, flag, prm)
+        return det_rbp(q, ws, k, param, flag, prm)
+    return 0.0
+
+
+# ---------------------------------------------------------------- driver
+
+cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
+                          const label_t[::1] y_true, const int64_t[::1] tie_key,
+                          bint shared_scores, const int32_t[::1] kinds,
+                          const int64_t[::1] cutoffs, const uint8_t[::1] flags,
+                          const double[::1] params, const Params* prm,
+                          Py_ssize_t q_start, Py_ssize_t q_stop,
+                          double[:, ::1] out, int64_t[::1] n_relevant) noexcept nogil:
+    cdef Workspace ws
+    cdef Query q
+    cdef Py_ssize_t qi, j, n_metrics = kinds.shape[0]
+    cdef int64_t start, score_start
+    cdef const int64_t* keys
+    cdef int label_order, status = 0
+    cdef bint keyed = prm.ties == STABLE or prm.ties == TREC
+    label_order = 1 if prm.ties == OPTIMISTIC else (-1 if prm.ties == PESSIMISTIC else 0)
+    memset(&ws, 0, sizeof(Workspace))
+    for qi in range(q_start, q_stop):
+        start = indptr[qi]
+        score_start = 0 if shared_scores else start
+        q.n = indptr[qi + 1] - start
+        q.t = 0
+        q.d = 0
+        q.n_rel = 0
+        q.ideal_ready = False
+        if q.n > 0:
+            keys = &tie_key[score_start] if prm.ties == TREC else NULL
+            if collect(&y_true[start], &y_score[score_start], keys, &q, prm, &ws) != 0:
+                status = -1
+                break
+            if q.t > 0:
+                sort_items(ws.items, q.t, label_order)
+                q.d = build_groups(&ws, q.t)
+                count_ranks(&y_score[score_start], keys, keyed, &q, &ws)
+                if prm.ties != EXPECTED:
+                    place(&q, prm.ties, &ws)
+        n_relevant[qi] = q.n_rel
+        for j in range(n_metrics):
+            out[qi, j] = metric_value(kinds[j], cutoffs[j], flags[j], params[j], &q, &ws, prm)
+    release(&ws)
+    return status
+
+
+def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
+                   const label_t[::1] y_true, const int64_t[::1] tie_key,
+                   bint shared_scores, const int32_t[::1] kinds,
+                   const int64_t[::1] cutoffs, const uint8_t[::1] flags,
+                   const double[::1] params, int ties, double level, double max_grade,
+                   Py_ssize_t q_start, Py_ssize_t q_stop,
+                   double[:, ::1] out, int64_t[::1] n_relevant):
+    """Fill rows q_start..q_stop of ``out`` (one column per metric) and ``n_relevant``.
+
+    Inputs are trusted: the Python layer has validated shapes, offsets, labels and
+    metric specs. Releases the GIL for the whole range.
+    """
+    cdef Params prm
+    cdef int status
+    prm.ties = ties
+    prm.level = level
+    prm.max_grade = max_grade
+    with nogil:
+        status = evaluate_queries(indptr, y_score, y_true, tie_key, shared_scores, kinds,
+                                  cutoffs, flags, params, &prm, q_start, q_stop, out,
+                                  n_relevant)
+    if status != 0:
+        raise MemoryError("rankwise: could not allocate the per-query workspace")

@@ -1,0 +1,138 @@
+"""Introsort of tracked items: score descending, then label, then key.
+
+The order is total because keys are unique within a query, so an unstable sort
+gives one deterministic result.
+"""
+import numpy as np
+
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+cdef enum:
+    SMALL = 16
+
+
+cdef inline bint precedes(const Item* a, const Item* b, int label_order) noexcept nogil:
+    # label_order: +1 higher labels first, -1 lower labels first, 0 labels ignored.
+    if ranks_above(a.score, b.score):
+        return True
+    if ranks_above(b.score, a.score):
+        return False
+    if label_order != 0 and a.label != b.label:
+        return (a.label > b.label) == (label_order > 0)
+    return a.key < b.key
+
+
+cdef inline void swap(Item* a, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    cdef Item tmp = a[i]
+    a[i] = a[j]
+    a[j] = tmp
+
+
+cdef void insertion_sort(Item* a, Py_ssize_t n, int label_order) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef Item v
+    for i in range(1, n):
+        v = a[i]
+        j = i
+        while j > 0 and precedes(&v, &a[j - 1], label_order):
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = v
+
+
+cdef void sift_down(Item* a, Py_ssize_t root, Py_ssize_t end, int label_order) noexcept nogil:
+    cdef Py_ssize_t child
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and precedes(&a[child], &a[child + 1], label_order):
+            child += 1
+        if not precedes(&a[root], &a[child], label_order):
+            return
+        swap(a, root, child)
+        root = child
+
+
+cdef void heapsort(Item* a, Py_ssize_t n, int label_order) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n // 2 - 1, -1, -1):
+        sift_down(a, i, n, label_order)
+    for i in range(n - 1, 0, -1):
+        swap(a, 0, i)
+        sift_down(a, 0, i, label_order)
+
+
+cdef void introsort(Item* a, Py_ssize_t n, int label_order, int depth) noexcept nogil:
+    cdef Py_ssize_t i, j, mid
+    cdef Item pivot
+    while n > SMALL:
+        if depth == 0:
+            heapsort(a, n, label_order)
+            return
+        depth -= 1
+        # Median of three leaves a[0] <= pivot <= a[n-1], which bound both scans.
+        mid = n >> 1
+        if precedes(&a[mid], &a[0], label_order):
+            swap(a, mid, 0)
+        if precedes(&a[n - 1], &a[mid], label_order):
+            swap(a, n - 1, mid)
+            if precedes(&a[mid], &a[0], label_order):
+                swap(a, mid, 0)
+        pivot = a[mid]
+        swap(a, mid, n - 2)
+        i = 0
+        j = n - 2
+        while True:
+            i += 1
+            while precedes(&a[i], &pivot, label_order):
+                i += 1
+            j -= 1
+            while precedes(&pivot, &a[j], label_order):
+                j -= 1
+            if i >= j:
+                break
+            swap(a, i, j)
+        swap(a, i, n - 2)
+        # Recurse into the smaller side so the stack stays O(log n).
+        if i < n - i - 1:
+            introsort(a, i, label_order, depth)
+            a = a + i + 1
+            n = n - i - 1
+        else:
+            introsort(a + i + 1, n - i - 1, label_order, depth)
+            n = i
+    insertion_sort(a, n, label_order)
+
+
+cdef void sort_items(Item* items, Py_ssize_t n, int label_order) noexcept nogil:
+    cdef int depth = 0
+    cdef Py_ssize_t m = n
+    while m > 1:
+        depth += 2
+        m >>= 1
+    introsort(items, n, label_order, depth)
+
+
+def _py_sort_items(const double[::1] scores, const double[::1] labels,
+                   const int64_t[::1] keys, int label_order):
+    """Sort (score, label, key) records and return the keys in sorted order (for tests)."""
+    cdef Py_ssize_t i, n = scores.shape[0]
+    cdef Item* items = <Item*> malloc(max(n, 1) * sizeof(Item))
+    if items == NULL:
+        raise MemoryError()
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out_view = out
+    try:
+        for i in range(n):
+            items[i].score = scores[i]
+            items[i].label = labels[i]
+            items[i].key = keys[i]
+        with nogil:
+            sort_items(items, n, label_order)
+        for i in range(n):
+            out_view[i] = items[i].key
+    finally:
+        free(items)
+    return out

@@ -1,0 +1,256 @@
+"""Input checks and layout normalisation into the canonical CSR form the kernels read.
+
+Every check runs before any kernel work and names the offending argument. Arrays are
+copied only when they must be: non-contiguous, byte-swapped, grouped by an unsorted
+``qid``, or of a dtype the kernels do not read directly.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._kernels._listwise import Ties
+
+__all__ = ["Batch", "as_batch", "check_choice", "check_ties", "check_level", "check_max_grade"]
+
+TIES = {
+    "expected": Ties.EXPECTED,
+    "optimistic": Ties.OPTIMISTIC,
+    "pessimistic": Ties.PESSIMISTIC,
+    "stable": Ties.STABLE,
+    "trec": Ties.TREC,
+}
+_EXACT_FLOAT_INT = 2**53
+# Lossless casts for the label dtypes the kernels do not read directly.
+_LABEL_CASTS = {np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64, np.dtype(np.float16): np.float32}
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Canonical CSR form: rows of query i are ``indptr[i]:indptr[i+1]``.
+
+    With ``shared_scores`` every query reads its scores from ``y_score[0:n]`` (one
+    global ranking judged against many relevance sets).
+    """
+
+    indptr: np.ndarray
+    y_score: np.ndarray
+    y_true: np.ndarray
+    tie_key: np.ndarray
+    shared_scores: bool
+    query_ids: np.ndarray
+    max_label: float
+
+
+def check_choice(value, name: str, choices) -> str:
+    """Return ``value`` if it is one of ``choices``, else raise naming ``name``."""
+    if not isinstance(value, str) or value not in choices:
+        close = difflib.get_close_matches(str(value), list(choices), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}{hint}")
+    return value
+
+
+def check_ties(ties) -> Ties:
+    """Map a tie-policy name to the kernel code."""
+    if ties == "realistic":
+        raise ValueError(
+            "ties='realistic' (the metric of the mean rank, as PyKEEN/OGB/TGB report it) is defined "
+            "only for one positive per query; list metrics take 'expected', 'optimistic', "
+            "'pessimistic', 'stable' or 'trec'"
+        )
+    return TIES[check_choice(ties, "ties", TIES)]
+
+
+def check_level(relevance_level) -> float:
+    """A relevance threshold must be a finite number > 0."""
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, float, np.integer, np.floating)):
+        raise TypeError(f"relevance_level must be a number, got {relevance_level!r}")
+    level = float(relevance_level)
+    if not np.isfinite(level) or level <= 0:
+        raise ValueError(f"relevance_level must be a finite number > 0, got {relevance_level!r}")
+    return level
+
+
+def check_max_grade(max_grade, max_label: float) -> float:
+    """Resolve ERR's / graded RBP's g_max: default the largest label, never below it."""
+    if max_grade is None:
+        return max_label if max_label > 0 else 1.0
+    if isinstance(max_grade, bool) or not isinstance(max_grade, (int, float, np.integer, np.floating)):
+        raise TypeError(f"max_grade must be a number, got {max_grade!r}")
+    value = float(max_grade)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"max_grade must be a finite number > 0, got {max_grade!r}")
+    if value < max_label:
+        raise ValueError(f"max_grade={max_grade!r} is below the largest label in y_true ({max_label:g})")
+    return value
+
+
+def _native_contiguous(arr: np.ndarray) -> np.ndarray:
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return np.ascontiguousarray(arr)
+
+
+def _position(shape: tuple, flat_index: int) -> str:
+    if len(shape) == 1:
+        return f"position {flat_index}"
+    return "row {}, column {}".format(*np.unravel_index(flat_index, shape))
+
+
+def _as_scores(y_score, nan: str) -> np.ndarray:
+    arr = np.asarray(y_score)
+    kind = arr.dtype.kind
+    if kind == "f":
+        if arr.dtype.itemsize < 4:
+            arr = arr.astype(np.float32)
+        elif arr.dtype.itemsize > 8:
+            raise TypeError(f"y_score must be float32 or float64, got {arr.dtype}")
+    elif kind in "biu":
+        if arr.size and kind != "b" and arr.dtype.itemsize == 8 and (
+            arr.max() > _EXACT_FLOAT_INT or arr.min() < -_EXACT_FLOAT_INT
+        ):
+            raise ValueError("y_score has integers beyond 2**53, which float64 cannot hold exactly; "
+                             "convert them to a tie-preserving float scale first")
+        arr = arr.astype(np.float64)
+    else:
+        raise TypeError(f"y_score must be numeric (float32/float64, or integers), got dtype {arr.dtype}")
+    arr = _native_contiguous(arr)
+    if nan == "raise" and arr.size and np.isnan(arr.min()):
+        where = _position(arr.shape, int(np.flatnonzero(np.isnan(arr.reshape(-1)))[0]))
+        raise ValueError(f"y_score contains NaN (first at {where}); pass nan='last' to rank NaN "
+                         "scores below every number")
+    return arr
+
+
+def _as_labels(y_true) -> tuple[np.ndarray, float]:
+    arr = np.asarray(y_true)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"y_true must hold numeric relevance labels (bool, int or float), got dtype {arr.dtype}")
+    if arr.dtype == np.uint64:
+        if arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError("y_true has labels beyond 2**63 - 1")
+        arr = arr.astype(np.int64)
+    elif arr.dtype in _LABEL_CASTS:
+        arr = arr.astype(_LABEL_CASTS[arr.dtype])
+    elif arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        raise TypeError(f"y_true must be at most float64, got {arr.dtype}")
+    arr = _native_contiguous(arr)
+    if arr.dtype == np.bool_:
+        return arr.view(np.uint8), float(arr.any())
+    if not arr.size:
+        return arr, 0.0
+    low, high = arr.min(), arr.max()
+    if np.isnan(low) or not np.isfinite(high) or low < 0:
+        flat = arr.reshape(-1)
+        first = int(np.flatnonzero(~(np.isfinite(flat) & (flat >= 0)))[0])
+        raise ValueError(f"y_true must hold finite labels >= 0; found {flat[first].item()!r} at "
+                         f"{_position(arr.shape, first)}")
+    return arr, float(high)
+
+
+def _as_indptr(indptr, n_items: int) -> np.ndarray:
+    arr = np.asarray(indptr)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"indptr must hold integers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size < 1:
+        raise ValueError(f"indptr must be 1-D with length n_queries + 1, got shape {arr.shape}")
+    if arr[0] != 0 or arr[-1] != n_items:
+        raise ValueError(f"indptr must start at 0 and end at len(y_score) = {n_items}; "
+                         f"got indptr[0] = {arr[0]}, indptr[-1] = {arr[-1]}")
+    steps = np.diff(arr.astype(np.int64))
+    if steps.size and steps.min() < 0:
+        i = int(np.flatnonzero(steps < 0)[0])
+        raise ValueError(f"indptr must be non-decreasing; indptr[{i}] = {arr[i]} > indptr[{i + 1}] = {arr[i + 1]}")
+    return _native_contiguous(arr.astype(np.int64, copy=False))
+
+
+def _group_by_qid(qid, n_items: int):
+    """Sorted unique ids, CSR offsets, and the gather order (None if already grouped)."""
+    ids = np.asarray(qid)
+    if ids.ndim != 1 or ids.shape[0] != n_items:
+        raise ValueError(f"qid must be 1-D with one id per row of y_score ({n_items}), got shape {ids.shape}")
+    if ids.dtype.kind == "f" and np.isnan(ids).any():
+        raise ValueError("qid contains NaN; query ids must be comparable values")
+    try:
+        unique, inverse = np.unique(ids, return_inverse=True)
+    except TypeError:
+        raise TypeError("qid values must be mutually comparable (e.g. all ints or all strings)") from None
+    inverse = inverse.reshape(-1)
+    counts = np.bincount(inverse, minlength=unique.shape[0])
+    indptr = np.zeros(unique.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    grouped = inverse.size < 2 or bool(np.all(inverse[1:] >= inverse[:-1]))
+    order = None if grouped else np.argsort(inverse, kind="stable")
+    return unique, indptr, order
+
+
+def _tie_keys(doc_ids, shape: tuple, indptr: np.ndarray, shared: bool) -> np.ndarray:
+    """trec_eval's tie order as an int64 key: document id descending, byte-wise."""
+    if doc_ids is None:
+        raise ValueError("ties='trec' orders tied items by document id; pass doc_ids= (one id per score)")
+    ids = np.asarray(doc_ids)
+    if ids.shape != shape:
+        if len(shape) == 2 and ids.shape == shape[1:]:
+            ids = np.broadcast_to(ids, shape)
+        else:
+            raise ValueError(f"doc_ids must have the shape of y_score {shape}, got {ids.shape}")
+    if ids.dtype.kind not in "SU":
+        ids = ids.astype(str)
+    # Code-point order of str equals byte order of its UTF-8 encoding.
+    unique, inverse = np.unique(ids.reshape(-1), return_inverse=True)
+    keys = (unique.shape[0] - 1 - inverse.reshape(-1)).astype(np.int64)
+    segments = np.array([0, keys.shape[0]]) if shared else indptr
+    query = np.repeat(np.arange(segments.shape[0] - 1), np.diff(segments))
+    order = np.lexsort((keys, query))
+    dup = (keys[order][1:] == keys[order][:-1]) & (query[order][1:] == query[order][:-1])
+    if dup.any():
+        first = order[1:][dup][0]
+        raise ValueError(f"doc_ids has a duplicate id {ids.reshape(-1)[first].item()!r} within one query "
+                         f"(query index {query[first]}); trec_eval rejects duplicates too")
+    return keys
+
+
+def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties = Ties.EXPECTED,
+             nan: str = "raise") -> Batch:
+    """Validate one call's inputs and bring them into the canonical CSR form."""
+    check_choice(nan, "nan", ("raise", "last"))
+    scores = _as_scores(y_score, nan)
+    labels, max_label = _as_labels(y_true)
+    if qid is not None and indptr is not None:
+        raise ValueError("pass either qid= or indptr=, not both")
+    if scores.ndim not in (1, 2) or labels.ndim not in (1, 2):
+        raise ValueError(f"y_true and y_score must be 1-D or 2-D, got shapes {labels.shape} and {scores.shape}")
+    if (qid is not None or indptr is not None) and (scores.ndim, labels.ndim) != (1, 1):
+        raise ValueError("qid= and indptr= group 1-D inputs; 2-D inputs already hold one query per row")
+    shared = scores.ndim == 1 and labels.ndim == 2
+    if shared:
+        if labels.shape[1] != scores.shape[0]:
+            raise ValueError(f"y_score of shape {scores.shape} is one ranking; y_true must then be "
+                             f"(n_topics, {scores.shape[0]}), got {labels.shape}")
+    elif labels.shape != scores.shape:
+        raise ValueError(f"y_true and y_score must have the same shape, got {labels.shape} and {scores.shape}")
+    shape = scores.shape
+    order = None
+    if labels.ndim == 2:
+        n_queries, n_cols = labels.shape
+        offsets = np.arange(n_queries + 1, dtype=np.int64) * n_cols
+        query_ids = np.arange(n_queries)
+    elif indptr is not None:
+        offsets = _as_indptr(indptr, scores.shape[0])
+        query_ids = np.arange(offsets.shape[0] - 1)
+    elif qid is not None:
+        query_ids, offsets, order = _group_by_qid(qid, scores.shape[0])
+    else:
+        offsets = np.array([0, scores.shape[0]], dtype=np.int64)
+        query_ids = np.arange(1)
+    tie_key = np.empty(0, dtype=np.int64)
+    if ties == Ties.TREC:
+        tie_key = _tie_keys(doc_ids, shape, offsets, shared)
+    scores, labels = scores.reshape(-1), labels.reshape(-1)
+    if order is not None:
+        scores, labels = scores[order], labels[order]
+        tie_key = tie_key[order] if tie_key.size else tie_key
+    return Batch(offsets, scores, labels, tie_key, shared, query_ids, max_label)

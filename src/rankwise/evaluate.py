@@ -1,0 +1,429 @@
+"""evaluate() and the per-metric functions."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels._listwise import Metric, evaluate_range
+from ._names import MetricSpec, make_spec, parse_metric
+from ._parallel import effective_n_threads, run_over_queries
+from ._results import Results
+from ._validation import as_batch, check_choice, check_level, check_max_grade, check_ties
+
+__all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "precision", "recall",
+           "r_precision", "hit_rate", "err", "rbp"]
+
+_EMPTY = ("zero", "skip", "error")
+# 2**label - 1 overflows float64 from label 1024 on.
+_MAX_EXPONENTIAL_LABEL = 1023
+
+
+def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_level, gain, max_grade,
+             empty, nan, n_threads):
+    """Validate, run the kernel once for all specs, apply the empty-query policy."""
+    ties_code = check_ties(ties)
+    level = check_level(relevance_level)
+    check_choice(gain, "gain", ("linear", "exponential"))
+    check_choice(empty, "empty", _EMPTY)
+    threads = effective_n_threads(n_threads)
+    batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code, nan=nan)
+    specs = [spec.resolved(gain) for spec in specs]
+    if any(s.gain == "exponential" for s in specs) and batch.max_label > _MAX_EXPONENTIAL_LABEL:
+        raise ValueError(f"y_true has labels up to {batch.max_label:g}; gain='exponential' (2**label - 1) "
+                         f"overflows above {_MAX_EXPONENTIAL_LABEL}")
+    grade = check_max_grade(max_grade, batch.max_label)
+    unique = list(dict.fromkeys(specs))
+    kinds = np.array([s.kind for s in unique], dtype=np.int32)
+    cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
+    flags = np.array([s.gain == "exponential" or s.graded for s in unique], dtype=np.uint8)
+    params = np.array([s.p for s in unique], dtype=np.float64)
+    n_queries = batch.indptr.shape[0] - 1
+    values = np.empty((n_queries, len(unique)), dtype=np.float64)
+    n_relevant = np.empty(n_queries, dtype=np.int64)
+
+    def task(q_start, q_stop):
+        evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key, batch.shared_scores,
+                       kinds, cutoffs, flags, params, ties_code, level, grade, q_start, q_stop,
+                       values, n_relevant)
+
+    run_over_queries(task, batch.indptr, int(batch.indptr[-1]), threads)
+    empty_rows = n_relevant == 0
+    if empty == "error" and empty_rows.any():
+        ids = batch.query_ids[empty_rows]
+        shown = ", ".join(map(repr, ids[:5].tolist())) + (", ..." if ids.size > 5 else "")
+        raise ValueError(f"{ids.size} quer{'y has' if ids.size == 1 else 'ies have'} no relevant item "
+                         f"(label >= {relevance_level}): {shown}; pass empty='zero' or 'skip' to allow it")
+    if empty == "skip":
+        values[empty_rows] = np.nan
+    columns = [unique.index(s) for s in specs]
+    return values, columns, specs, batch, n_relevant
+
+
+def evaluate(y_true, y_score, metrics, *, qid=None, indptr=None, doc_ids=None, ties="expected",
+             relevance_level=1, gain="linear", max_grade=None, empty="zero", nan="raise",
+             n_threads=None) -> Results:
+    """Compute several ranking metrics per query in one pass over the data.
+
+    Parameters
+    ----------
+    y_true : array-like of non-negative numbers
+        Relevance labels: bool, integers or floats (graded, fractional allowed).
+        Same shape as ``y_score``; or 2-D ``(n_topics, n_items)`` when ``y_score`` is
+        one 1-D ranking judged against many topics.
+    y_score : array-like of float32, float64 (or exactly representable integers)
+        Scores; higher ranks first. 2-D: one query per row. 1-D: one query, or many
+        grouped by ``indptr`` or ``qid``.
+    metrics : str or list of str
+        Metric names, e.g. ``["MRR", "MAP", "nDCG@10", "P@10"]``; ir_measures and
+        trec_eval spellings are accepted (``ndcg_cut_10``, ``recip_rank``, ...).
+    qid : array-like, optional
+        Query id of every row of 1-D input, any dtype, any order. Output is sorted by id.
+    indptr : array-like of int, optional
+        CSR offsets for 1-D input: query ``i`` is rows ``indptr[i]:indptr[i+1]``.
+    doc_ids : array-like, optional
+        Document id per score, needed by ``ties="trec"`` only (unique within a query).
+    ties : {"expected", "optimistic", "pessimistic", "stable", "trec"}
+        How tied scores are ordered. ``"expected"`` (default) is the exact expectation
+        of each metric over all orderings of tied items (McSherry & Najork 2008);
+        ``"optimistic"`` / ``"pessimistic"`` order tied items by label, highest /
+        lowest first; ``"stable"`` keeps input order; ``"trec"`` orders by
+        ``doc_ids`` descending (trec_eval). Every metric supports every policy.
+    relevance_level : float, default 1
+        Labels ``>= relevance_level`` count as relevant for binary metrics (RR, AP,
+        P, R, Rprec, Hits, F1, binary RBP). Gain metrics (DCG, nDCG, ERR) use the
+        label values themselves.
+    gain : {"linear", "exponential"}
+        DCG/nDCG gain: the label (trec_eval) or ``2**label - 1``. A metric name can
+        override it: ``nDCG(gain=exponential)@10``.
+    max_grade : float, optional
+        ERR's and graded RBP's top grade g_max; default the largest label in the call.
+    empty : {"zero", "skip", "error"}
+        Queries without relevant item: value as defined (0 for binary metrics, as
+        trec_eval) and counted; NaN and left out of means; or an error.
+    nan : {"raise", "last"}
+        NaN scores are an error, or rank below every number (tied with each other).
+    n_threads : int, optional
+        Threads over queries; None or -1 for all CPUs. Results do not depend on it.
+
+    Returns
+    -------
+    Results
+        ``res.mean()``, ``res["nDCG@10"]`` (per query), ``res.query_ids``,
+        ``res.to_pandas()``.
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> y_true = [[0, 1, 0, 2], [1, 0, 0, 0]]
+    >>> y_score = [[0.9, 0.8, 0.7, 0.1], [0.3, 0.3, 0.1, 0.1]]   # a tie at the top of query 2
+    >>> res = rw.evaluate(y_true, y_score, ["MRR", "P@2"])
+    >>> res.mean()
+    {'MRR': 0.625, 'P@2': 0.5}
+    >>> res["MRR"]                     # query 2: rank 1 or 2, equally likely
+    array([0.5 , 0.75])
+    >>> rw.evaluate(y_true, y_score, ["MRR"], ties="optimistic").mean()
+    {'MRR': 0.75}
+    """
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics must name at least one metric")
+    specs = [parse_metric(name) for name in names]
+    values, columns, specs, batch, n_relevant = _compute(
+        specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties,
+        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
+        n_threads=n_threads)
+    return Results(names, specs, columns, values, batch.query_ids, n_relevant, ties, gain)
+
+
+def _single(spec: MetricSpec, y_true, y_score, per_query: bool, options: dict):
+    values, columns, *_ = _compute([spec], y_true, y_score, **options)
+    column = values[:, columns[0]]
+    if per_query:
+        return column
+    valid = column[~np.isnan(column)]
+    return float(valid.mean()) if valid.size else float("nan")
+
+
+_COMMON_DOC = """per_query : bool, default False
+        Return one value per query (sorted by query id for ``qid`` input) instead of
+        the mean.
+    qid, indptr, doc_ids, ties, relevance_level, empty, nan, n_threads
+        As in :func:`evaluate`. Every tie policy is supported."""
+
+
+def _documented(func):
+    func.__doc__ = func.__doc__.replace("%(common)s", _COMMON_DOC)
+    return func
+
+
+def _options(**kwargs) -> dict:
+    kwargs.setdefault("gain", "linear")
+    kwargs.setdefault("max_grade", None)
+    return kwargs
+
+
+@_documented
+def reciprocal_rank(y_true, y_score, k=None, *, per_query=False, qid=None, indptr=None, doc_ids=None,
+                    ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+    """Mean reciprocal rank: 1 / rank of the first relevant item (0 if none, or beyond k).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff: a first relevant item below rank k scores 0.
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.reciprocal_rank([[0, 1, 0]], [[0.5, 0.5, 0.9]])   # ranks 2 or 3, equally likely
+    0.41666666666666663
+    >>> rw.reciprocal_rank([[0, 1, 0]], [[0.5, 0.5, 0.9]], ties="optimistic")
+    0.5
+    """
+    return _single(make_spec(Metric.RR, k, where="reciprocal_rank"), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads))
+
+
+@_documented
+def average_precision(y_true, y_score, k=None, *, per_query=False, qid=None, indptr=None, doc_ids=None,
+                      ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+    """Average precision (MAP when averaged): sum of precision@i over relevant ranks i <= k, / R.
+
+    Divides by R, the number of relevant items of the query, as trec_eval does (not by
+    the number retrieved within k).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff (``AP@k``, trec_eval's ``map_cut``).
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.average_precision([[1, 0, 1]], [[0.9, 0.8, 0.7]])
+    0.8333333333333333
+    """
+    return _single(make_spec(Metric.AP, k, where="average_precision"), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads))
+
+
+@_documented
+def ndcg(y_true, y_score, k=None, *, gain="linear", per_query=False, qid=None, indptr=None, doc_ids=None,
+         ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+    """Normalised DCG: DCG@k divided by the DCG@k of the labels sorted descending.
+
+    Gains are the label values (``"linear"``, trec_eval) or ``2**label - 1``
+    (``"exponential"``); the discount is ``1/log2(rank + 1)``. The ideal ranking uses
+    every label given for the query. Under ``ties="expected"`` this equals
+    scikit-learn's tie-averaged ``ndcg_score``.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff.
+    gain : {"linear", "exponential"}
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> round(rw.ndcg([[3, 2, 0, 1]], [[0.9, 0.1, 0.5, 0.4]]), 6)
+    0.915893
+    """
+    return _single(make_spec(Metric.NDCG, k, where="ndcg", gain=gain), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads))
+
+
+@_documented
+def dcg(y_true, y_score, k=None, *, gain="linear", per_query=False, qid=None, indptr=None, doc_ids=None,
+        ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+    """Discounted cumulative gain: sum over ranks i <= k of gain(label_i) / log2(i + 1).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff.
+    gain : {"linear", "exponential"}
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.dcg([[1, 0, 1]], [[0.9, 0.8, 0.7]])
+    1.5
+    """
+    return _single(make_spec(Metric.DCG, k, where="dcg", gain=gain), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads))
+
+
+@_documented
+def precision(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_ids=None,
+              ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+    """Precision at k: relevant items in the top k, divided by k (even when the list is shorter).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int
+        Cutoff (required).
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.precision([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=2)
+    0.5
+    """
+    return _single(make_spec(Metric.PRECISION, k, where="precision"), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads))
+
+
+@_documented
+def recall(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_ids=None,
+           ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+    """Recall at k: relevant items in the top k, divided by R.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int
+        Cutoff (required).
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.recall([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=2)
+    0.5
+    """
+    return _single(make_spec(Metric.RECALL, k, where="recall"), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads))
+
+
+@_documented
+def r_precision(y_true, y_score, *, per_query=False, qid=None, indptr=None, doc_ids=None,
+                ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+    """R-precision: relevant items in the top R, divided by R (R = relevant items of the query).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.r_precision([[1, 0, 1]], [[0.9, 0.8, 0.7]])
+    0.5
+    """
+    return _single(make_spec(Metric.RPREC, None, where="r_precision"), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads))
+
+
+@_documented
+def hit_rate(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_ids=None,
+             ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+    """Hits@k (Success@k): 1 if any relevant item is in the top k, else 0.
+
+    Under ``ties="expected"`` it is the probability of that event over tie orderings.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int
+        Cutoff (required).
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.hit_rate([[1, 0]], [[0.5, 0.5]], k=1)
+    0.5
+    """
+    return _single(make_spec(Metric.HITS, k, where="hit_rate"), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads))
+
+
+@_documented
+def err(y_true, y_score, k=None, *, max_grade=None, per_query=False, qid=None, indptr=None, doc_ids=None,
+        ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+    """Expected reciprocal rank (Chapelle et al. 2009).
+
+    ``ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j)`` with
+    ``R_i = (2**label_i - 1) / 2**max_grade``. Under ``ties="expected"`` the value is
+    the exact expectation over tie orderings (O(c * y) per tie group of c items with
+    y positive labels).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff.
+    max_grade : float, optional
+        g_max; default the largest label in the call.
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.err([[2, 0, 1]], [[0.9, 0.8, 0.7]])   # 3/4 + (1/4)(1/4)/3
+    0.7708333333333334
+    """
+    return _single(make_spec(Metric.ERR, k, where="err"), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads, max_grade=max_grade))
+
+
+@_documented
+def rbp(y_true, y_score, p=0.8, k=None, *, graded=False, max_grade=None, per_query=False, qid=None,
+        indptr=None, doc_ids=None, ties="expected", relevance_level=1, empty="zero", nan="raise",
+        n_threads=None):
+    """Rank-biased precision (Moffat & Zobel 2008): ``(1 - p) sum_i rel_i p**(i-1)``.
+
+    ``rel_i`` is 1 for relevant items (label >= relevance_level), or
+    ``label / max_grade`` with ``graded=True``.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    p : float, default 0.8
+        Persistence, in (0, 1).
+    k : int, optional
+        Cutoff.
+    graded : bool, default False
+    max_grade : float, optional
+        Divisor of graded labels; default the largest label in the call.
+    %(common)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> round(rw.rbp([[1, 0, 1]], [[0.9, 0.8, 0.7]], p=0.5), 6)
+    0.625
+    """
+    return _single(make_spec(Metric.RBP, k, where="rbp", p=p, graded=graded), y_true, y_score, per_query,
+                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
+                            empty=empty, nan=nan, n_threads=n_threads, max_grade=max_grade))

@@ -1,0 +1,53 @@
+"""The `rankwise` command and its bundled example."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rankwise as rw
+from rankwise import _demo
+from rankwise.cli import main
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "make_demo_data.py"
+
+
+def test_demo_prints_every_policy(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    for word in ("expected", "optimistic", "pessimistic", "stable", "trec", "rows reversed", *_demo.DEMO_METRICS):
+        assert word in out
+
+
+def test_demo_numbers_are_evaluate_numbers(capsys):
+    data = _demo.load_demo()
+    main(["demo", "-m", "MAP", "-m", "nDCG@10"])
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("nDCG@10"))
+    want = rw.evaluate(data["label"], data["score"], ["nDCG@10"], qid=data["query"]).mean()["nDCG@10"]
+    assert float(row.split()[1]) == pytest.approx(want, abs=5e-5)
+
+
+def test_demo_data_has_graded_labels_and_ties():
+    data = _demo.load_demo()
+    assert set(np.unique(data["label"])) == {0, 1, 2, 3}
+    tied, total = _demo._tied_share(data)
+    assert tied > total // 2
+
+
+def test_bad_metric_is_a_clean_error(capsys):
+    assert main(["demo", "-m", "nDGC@10"]) == 2
+    assert "did you mean 'nDCG@10'" in capsys.readouterr().err
+
+
+def test_console_script_and_version():
+    out = subprocess.run([sys.executable, "-m", "rankwise.cli", "--version"], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == f"rankwise {rw.__version__}"
+
+
+@pytest.mark.skipif(not SCRIPT.exists(), reason="scripts/ is only in a source checkout")
+def test_bundled_data_is_what_the_generator_writes(tmp_path):
+    subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "demo.tsv")], check=True)
+    from importlib.resources import files
+    assert (tmp_path / "demo.tsv").read_bytes() == files("rankwise").joinpath("data", "demo.tsv").read_bytes()

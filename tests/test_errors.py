@@ -1,0 +1,115 @@
+"""Bad input: a clear exception naming the argument, raised before any work."""
+import numpy as np
+import pytest
+
+import rankwise as rw
+
+T = [[0, 1, 2], [1, 0, 0]]
+S = [[0.3, 0.2, 0.1], [0.5, 0.4, 0.4]]
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(y_true=[[0, 1]], y_score=[[0.1, 0.2, 0.3]]), ValueError, "same shape"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2]), ValueError, "same shape"),
+    (dict(y_true=[[0, 1, 1]], y_score=[0.1, 0.2]), ValueError, r"y_true must then be \(n_topics, 2\)"),
+    (dict(y_true=[[[0]]], y_score=[[[0.1]]]), ValueError, "1-D or 2-D"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2, 0.3], indptr=[0, 2]), ValueError, "end at len"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2, 0.3], indptr=[1, 3]), ValueError, "start at 0"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2, 0.3], indptr=[0, 2, 1, 3]), ValueError, "non-decreasing"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2, 0.3], indptr=[0.0, 3.0]), TypeError, "indptr must hold integers"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2, 0.3], indptr=[[0, 3]]), ValueError, "indptr must be 1-D"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2, 0.3], qid=[1, 2]), ValueError, "qid must be 1-D"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2, 0.3], qid=[1.0, np.nan, 1.0]), ValueError, "qid contains NaN"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2, 0.3], qid=np.array([1, "a", 2], dtype=object)), TypeError,
+     "qid values must be mutually comparable"),
+    (dict(y_true=[0, 1, 1], y_score=[0.1, 0.2, 0.3], qid=[1, 1, 1], indptr=[0, 3]), ValueError, "not both"),
+    (dict(y_true=T, y_score=S, qid=[1, 2]), ValueError, "2-D inputs already hold one query per row"),
+    (dict(y_true=T, y_score=[[0.3, np.nan, 0.1], [0.5, 0.4, 0.4]]), ValueError,
+     r"y_score contains NaN \(first at row 0, column 1\); pass nan='last'"),
+    (dict(y_true=T, y_score=S, nan="ignore"), ValueError, "nan must be one of"),
+    (dict(y_true=[[0, -1, 2], [1, 0, 0]], y_score=S), ValueError, r"y_true must hold finite labels >= 0; found -1 at row 0"),
+    (dict(y_true=[[0, np.inf, 2], [1, 0, 0]], y_score=S), ValueError, "y_true must hold finite labels"),
+    (dict(y_true=[[0, np.nan, 2], [1, 0, 0]], y_score=S), ValueError, "y_true must hold finite labels"),
+    (dict(y_true=[["a", "b", "c"]], y_score=[[0.1, 0.2, 0.3]]), TypeError, "y_true must hold numeric"),
+    (dict(y_true=np.array([[0, 1, 2]], dtype=object), y_score=[[0.1, 0.2, 0.3]]), TypeError, "y_true must hold numeric"),
+    (dict(y_true=[[0, 1, 2]], y_score=np.array([[0.1, 0.2, 0.3]], dtype=object)), TypeError, "y_score must be numeric"),
+    (dict(y_true=[[0, 1, 2]], y_score=[["1", "2", "3"]]), TypeError, "y_score must be numeric"),
+    (dict(y_true=[[0, 1, 2]], y_score=[[1 + 1j, 2, 3]]), TypeError, "y_score must be numeric"),
+    (dict(y_true=[[0, 1, 2]], y_score=np.array([[2**60, 1, 0]])), ValueError, r"beyond 2\*\*53"),
+    (dict(y_true=T, y_score=S, ties="realistic"), ValueError, "only for one positive per query"),
+    (dict(y_true=T, y_score=S, ties="optimstic"), ValueError, "did you mean 'optimistic'"),
+    (dict(y_true=T, y_score=S, ties="trec"), ValueError, "pass doc_ids="),
+    (dict(y_true=T, y_score=S, ties="trec", doc_ids=[["a", "b"]]), ValueError, "doc_ids must have the shape"),
+    (dict(y_true=T, y_score=S, ties="trec", doc_ids=[["a", "b", "a"], ["a", "b", "c"]]), ValueError,
+     "duplicate id 'a' within one query"),
+    (dict(y_true=T, y_score=S, relevance_level=0), ValueError, "relevance_level must be a finite number > 0"),
+    (dict(y_true=T, y_score=S, relevance_level="1"), TypeError, "relevance_level must be a number"),
+    (dict(y_true=T, y_score=S, gain="exponentail"), ValueError, "did you mean 'exponential'"),
+    (dict(y_true=T, y_score=S, empty="nan"), ValueError, "empty must be one of"),
+    (dict(y_true=T, y_score=S, n_threads=0), ValueError, "n_threads must be non-zero"),
+    (dict(y_true=T, y_score=S, n_threads=1.5), TypeError, "n_threads must be an integer"),
+    (dict(y_true=T, y_score=S, max_grade=1), ValueError, r"max_grade=1 is below the largest label in y_true \(2\)"),
+    (dict(y_true=T, y_score=S, max_grade=-1), ValueError, "max_grade must be a finite number > 0"),
+    (dict(y_true=[[0, 1, 2000]], y_score=[[0.1, 0.2, 0.3]], gain="exponential"), ValueError, "overflows"),
+])
+def test_bad_input(kwargs, exc, match):
+    kwargs.setdefault("metrics", ["MRR", "nDCG", "ERR"])
+    with pytest.raises(exc, match=match):
+        rw.evaluate(**kwargs)
+
+
+@pytest.mark.parametrize("name, match", [
+    ("nDGC@10", "unknown metric 'nDGC@10'; did you mean 'nDCG@10'"),
+    ("mapp", "unknown metric 'mapp'; did you mean"),
+    ("zzz", "unknown metric 'zzz'; valid names include"),
+    ("P", "P needs a cutoff"),
+    ("P@0", "cutoff k must be >= 1"),
+    ("nDCG@-3", "cutoff k must be >= 1"),
+    ("P@ten", "must be an integer"),
+    ("ndcg_cut", "needs a cutoff"),
+    ("Rprec@5", "Rprec takes no cutoff"),
+    ("RBP(p=1.5)", r"p must be in \(0, 1\)"),
+    ("RBP(q=0.5)", "unknown parameter 'q=0.5'"),
+    ("RBP(p=abc)", "invalid value 'abc'"),
+    ("nDCG(gain=cubic)", "invalid value 'cubic'"),
+    ("MRR(p=0.5)", "unknown parameter"),
+])
+def test_bad_metric_names(name, match):
+    with pytest.raises(ValueError, match=match):
+        rw.evaluate(T, S, [name])
+
+
+def test_metric_names_must_be_strings():
+    with pytest.raises(TypeError, match="metric names must be strings"):
+        rw.evaluate(T, S, [10])
+    with pytest.raises(ValueError, match="at least one metric"):
+        rw.evaluate(T, S, [])
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: rw.precision(T, S, k=0), "precision: cutoff k must be >= 1"),
+    (lambda: rw.recall(T, S, k=None), "recall: R needs a cutoff"),
+    (lambda: rw.hit_rate(T, S, k=2.5), "hit_rate: cutoff k must be an integer"),
+    (lambda: rw.ndcg(T, S, k=True), "ndcg: cutoff k must be an integer"),
+    (lambda: rw.rbp(T, S, p=0.0), r"rbp: RBP persistence p must be in \(0, 1\)"),
+    (lambda: rw.ndcg(T, S, gain="log"), "gain must be"),
+])
+def test_bad_per_metric_arguments(call, match):
+    with pytest.raises((TypeError, ValueError), match=match):
+        call()
+
+
+def test_empty_error_names_the_queries():
+    with pytest.raises(ValueError, match=r"2 queries have no relevant item \(label >= 2\): 'b', 'c'"):
+        rw.evaluate([1, 2, 0, 1, 0], [0.1, 0.2, 0.3, 0.4, 0.5], ["MAP"], qid=["a", "a", "b", "c", "c"],
+                    relevance_level=2, empty="error")
+
+
+def test_nan_last_accepts_nan_scores():
+    assert rw.reciprocal_rank([[0, 1, 0]], [[np.nan, 0.1, np.nan]], nan="last") == 1.0
+    assert rw.reciprocal_rank([[1, 0, 0]], [[np.nan, -np.inf, np.nan]], nan="last") == pytest.approx(
+        (1 / 2 + 1 / 3) / 2)
+
+
+def test_infinite_scores_are_valid():
+    assert rw.reciprocal_rank([[0, 1, 0]], [[-np.inf, np.inf, np.inf]]) == 0.75
