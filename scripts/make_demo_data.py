@@ -31,7 +31,7 @@ def make_rows(seed: int = 7):
         else:
             scores = np.round(signal / 6, 1)  # coarse scores: many small tie groups
         docs = rng.permutation(N_DOCS)
-        for d, s, y in zip(docs, scores, labels):
+        for d, s, y in zip(docs, scores, labels, strict=True):
             rows.append((f"q{q + 1}", f"doc{q + 1}-{d:02d}", f"{s + 0.0:.1f}", str(int(y))))
     return rows
 

@@ -8,9 +8,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import reference as ref
 
 import rankwise as rw
-import reference as ref
 
 POLICIES = ["expected", "optimistic", "pessimistic", "stable", "trec"]
 CUTOFFS = [1, 2, 3, 5, 10]
@@ -103,3 +103,22 @@ def test_longer_lists_against_reference(rng, ties):
     labels = np.zeros(n, dtype=np.int64)
     labels[rng.choice(n, 3, replace=False)] = [1, 2, 3]
     check_against_reference(np.array([0, n]), scores, labels, np.array([f"x{i}" for i in range(n)]), ties)
+
+
+@pytest.mark.parametrize("ties", POLICIES)
+@pytest.mark.parametrize("score_dtype, label_dtype", [(np.float32, np.int8), (np.float32, np.bool_),
+                                                      (np.float64, np.uint16), (np.float32, np.float32)])
+def test_dense_layout_and_dtypes(rng, ties, score_dtype, label_dtype):
+    # Every score in the pool is exact in float32, so the reference sees the same ties.
+    n_queries, n_items = 40, 6
+    scores = rng.choice([-np.inf, -1.0, 0.0, 0.5, 2.0, np.inf], (n_queries, n_items)).astype(score_dtype)
+    labels = rng.choice([0, 0, 1, 2, 3] if label_dtype is not np.bool_ else [0, 1], (n_queries, n_items))
+    labels = labels.astype(label_dtype)
+    doc_ids = np.array([f"doc{j}" for j in rng.permutation(n_items)])
+    res = rw.evaluate(labels, scores, NAMES, doc_ids=doc_ids, ties=ties)
+    max_grade = max(int(labels.max()), 1)
+    for q in range(n_queries):
+        for case in CASES:
+            want = reference_value(scores[q].astype(float), labels[q].astype(np.int64), doc_ids, case, ties,
+                                   Fraction(1), max_grade, False)
+            assert res[case[0]][q] == pytest.approx(float(want), rel=1e-12, abs=1e-15), (case[0], q)

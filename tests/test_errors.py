@@ -93,6 +93,8 @@ def test_metric_names_must_be_strings():
     (lambda: rw.ndcg(T, S, k=True), "ndcg: cutoff k must be an integer"),
     (lambda: rw.rbp(T, S, p=0.0), r"rbp: RBP persistence p must be in \(0, 1\)"),
     (lambda: rw.ndcg(T, S, gain="log"), "gain must be"),
+    (lambda: rw.ndcg(T, S, max_grade=3), "ndcg\\(\\) got an unexpected keyword argument 'max_grade'"),
+    (lambda: rw.precision(T, S, 2, tie="stable"), "precision\\(\\) got an unexpected keyword argument 'tie'"),
 ])
 def test_bad_per_metric_arguments(call, match):
     with pytest.raises((TypeError, ValueError), match=match):

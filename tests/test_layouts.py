@@ -125,7 +125,7 @@ def test_inputs_are_not_modified(dense, rng):
     for ties in ("expected", "optimistic", "pessimistic", "stable", "trec"):
         rw.evaluate(y_true, y_score, METRICS, ties=ties, doc_ids=doc_ids.reshape(30, 12))
         rw.evaluate(y_true.ravel(), y_score.ravel(), METRICS, qid=ids, ties=ties, doc_ids=doc_ids)
-    for before, after in zip(copies, (y_true, y_score, ids, doc_ids)):
+    for before, after in zip(copies, (y_true, y_score, ids, doc_ids), strict=True):
         np.testing.assert_array_equal(before, after)
 
 

@@ -17,7 +17,7 @@ def load_demo() -> dict:
     """The bundled example as arrays: ``query``, ``doc`` (str), ``score``, ``label``."""
     text = files("rankwise").joinpath("data", "demo.tsv").read_text(encoding="utf-8")
     rows = [line.split("\t") for line in text.splitlines()[1:] if line]
-    query, doc, score, label = zip(*rows)
+    query, doc, score, label = zip(*rows, strict=True)
     return {"query": np.array(query), "doc": np.array(doc),
             "score": np.array(score, dtype=np.float64), "label": np.array(label, dtype=np.int64)}
 

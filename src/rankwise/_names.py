@@ -59,7 +59,8 @@ _NO_CUTOFF = {Metric.RPREC}
 _PARAMS = {
     "p": ({Metric.RBP}, float),
     "graded": ({Metric.RBP}, lambda v: {"true": True, "false": False}[v.lower()]),
-    "gain": ({Metric.DCG, Metric.NDCG}, lambda v: {"linear": "linear", "exponential": "exponential"}[v.lower()]),
+    "gain": ({Metric.DCG, Metric.NDCG},
+             lambda v: {"linear": "linear", "exponential": "exponential"}[v.lower()]),
 }
 _DEFAULTS = {"p": 0.8, "graded": False}
 
@@ -96,7 +97,7 @@ class MetricSpec:
         text = _CANONICAL[self.kind] + (f"({', '.join(args)})" if args else "")
         return text + (f"@{self.k}" if self.k is not None else "")
 
-    def resolved(self, gain: str) -> "MetricSpec":
+    def resolved(self, gain: str) -> MetricSpec:
         """This spec with the call's default gain filled in where the metric has a gain."""
         if self.kind in (Metric.DCG, Metric.NDCG) and self.gain is None:
             return replace(self, gain=gain)

@@ -67,6 +67,6 @@ def run_over_queries(task, indptr: np.ndarray, total_items: int, n_threads: int)
         return
     bounds = _chunks(indptr, n_threads * _CHUNKS_PER_THREAD)
     with ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="rankwise") as pool:
-        futures = [pool.submit(task, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        futures = [pool.submit(task, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         for future in futures:
             future.result()

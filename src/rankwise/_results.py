@@ -5,10 +5,10 @@ import numpy as np
 
 from ._names import parse_metric
 
-__all__ = ["Results"]
+__all__ = ["Results", "mean_over_queries"]
 
 
-def _mean(column: np.ndarray) -> float:
+def mean_over_queries(column: np.ndarray) -> float:
     # NaN marks queries left out (empty="skip"); no valid query gives NaN, silently.
     valid = column[~np.isnan(column)]
     return float(valid.mean()) if valid.size else float("nan")
@@ -58,6 +58,9 @@ class Results:
     def n_queries(self) -> int:
         return self._values.shape[0]
 
+    def _named_columns(self):
+        return zip(self._names, self._columns, strict=True)
+
     def _column(self, name) -> int:
         if name in self._names:
             return self._columns[self._names.index(name)]
@@ -89,7 +92,7 @@ class Results:
         Queries left out by ``empty="skip"`` (NaN) do not count; a metric with no
         valid query has mean NaN.
         """
-        return {name: _mean(self._values[:, col]) for name, col in zip(self._names, self._columns)}
+        return {name: mean_over_queries(self._values[:, col]) for name, col in self._named_columns()}
 
     def to_pandas(self):
         """One row per query (index ``query``), one column per metric. Needs pandas."""
@@ -97,7 +100,7 @@ class Results:
             import pandas as pd
         except ImportError:
             raise ImportError("Results.to_pandas() needs pandas: pip install 'rankwise[pandas]'") from None
-        data = {name: self._values[:, col] for name, col in zip(self._names, self._columns)}
+        data = {name: self._values[:, col] for name, col in self._named_columns()}
         return pd.DataFrame(data, index=pd.Index(self.query_ids, name="query"))
 
     def __repr__(self) -> str:

@@ -24,7 +24,9 @@ TIES = {
 }
 _EXACT_FLOAT_INT = 2**53
 # Lossless casts for the label dtypes the kernels do not read directly.
-_LABEL_CASTS = {np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64, np.dtype(np.float16): np.float32}
+_LABEL_CASTS = {np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64,
+                np.dtype(np.float16): np.float32}
+_REAL = (int, float, np.integer, np.floating)
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def check_ties(ties) -> Ties:
 
 def check_level(relevance_level) -> float:
     """A relevance threshold must be a finite number > 0."""
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, float, np.integer, np.floating)):
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, _REAL):
         raise TypeError(f"relevance_level must be a number, got {relevance_level!r}")
     level = float(relevance_level)
     if not np.isfinite(level) or level <= 0:
@@ -78,7 +80,7 @@ def check_max_grade(max_grade, max_label: float) -> float:
     """Resolve ERR's / graded RBP's g_max: default the largest label, never below it."""
     if max_grade is None:
         return max_label if max_label > 0 else 1.0
-    if isinstance(max_grade, bool) or not isinstance(max_grade, (int, float, np.integer, np.floating)):
+    if isinstance(max_grade, bool) or not isinstance(max_grade, _REAL):
         raise TypeError(f"max_grade must be a number, got {max_grade!r}")
     value = float(max_grade)
     if not np.isfinite(value) or value <= 0:
@@ -128,7 +130,8 @@ def _as_scores(y_score, nan: str) -> np.ndarray:
 def _as_labels(y_true) -> tuple[np.ndarray, float]:
     arr = np.asarray(y_true)
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"y_true must hold numeric relevance labels (bool, int or float), got dtype {arr.dtype}")
+        raise TypeError("y_true must hold numeric relevance labels (bool, int or float), "
+                        f"got dtype {arr.dtype}")
     if arr.dtype == np.uint64:
         if arr.size and arr.max() > np.iinfo(np.int64).max:
             raise ValueError("y_true has labels beyond 2**63 - 1")
@@ -163,7 +166,8 @@ def _as_indptr(indptr, n_items: int) -> np.ndarray:
     steps = np.diff(arr.astype(np.int64))
     if steps.size and steps.min() < 0:
         i = int(np.flatnonzero(steps < 0)[0])
-        raise ValueError(f"indptr must be non-decreasing; indptr[{i}] = {arr[i]} > indptr[{i + 1}] = {arr[i + 1]}")
+        raise ValueError(f"indptr must be non-decreasing; indptr[{i}] = {arr[i]} > "
+                         f"indptr[{i + 1}] = {arr[i + 1]}")
     return _native_contiguous(arr.astype(np.int64, copy=False))
 
 
@@ -222,7 +226,8 @@ def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties
     if qid is not None and indptr is not None:
         raise ValueError("pass either qid= or indptr=, not both")
     if scores.ndim not in (1, 2) or labels.ndim not in (1, 2):
-        raise ValueError(f"y_true and y_score must be 1-D or 2-D, got shapes {labels.shape} and {scores.shape}")
+        raise ValueError("y_true and y_score must be 1-D or 2-D, "
+                         f"got shapes {labels.shape} and {scores.shape}")
     if (qid is not None or indptr is not None) and (scores.ndim, labels.ndim) != (1, 1):
         raise ValueError("qid= and indptr= group 1-D inputs; 2-D inputs already hold one query per row")
     shared = scores.ndim == 1 and labels.ndim == 2
@@ -231,7 +236,8 @@ def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties
             raise ValueError(f"y_score of shape {scores.shape} is one ranking; y_true must then be "
                              f"(n_topics, {scores.shape[0]}), got {labels.shape}")
     elif labels.shape != scores.shape:
-        raise ValueError(f"y_true and y_score must have the same shape, got {labels.shape} and {scores.shape}")
+        raise ValueError("y_true and y_score must have the same shape, "
+                         f"got {labels.shape} and {scores.shape}")
     shape = scores.shape
     order = None
     if labels.ndim == 2:

@@ -1,12 +1,14 @@
 """evaluate() and the per-metric functions."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ._kernels._listwise import Metric, evaluate_range
-from ._names import MetricSpec, make_spec, parse_metric
+from ._names import make_spec, parse_metric
 from ._parallel import effective_n_threads, run_over_queries
-from ._results import Results
+from ._results import Results, mean_over_queries
 from ._validation import as_batch, check_choice, check_level, check_max_grade, check_ties
 
 __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "precision", "recall",
@@ -134,36 +136,41 @@ def evaluate(y_true, y_score, metrics, *, qid=None, indptr=None, doc_ids=None, t
     return Results(names, specs, columns, values, batch.query_ids, n_relevant, ties, gain)
 
 
-def _single(spec: MetricSpec, y_true, y_score, per_query: bool, options: dict):
-    values, columns, *_ = _compute([spec], y_true, y_score, **options)
-    column = values[:, columns[0]]
-    if per_query:
-        return column
-    valid = column[~np.isnan(column)]
-    return float(valid.mean()) if valid.size else float("nan")
-
-
-_COMMON_DOC = """per_query : bool, default False
+# The data and tie options every per-metric function shares with evaluate().
+_OPTIONS = ("qid", "indptr", "doc_ids", "ties", "relevance_level", "empty", "nan", "n_threads")
+_EVALUATE_PARAMS = inspect.signature(evaluate).parameters
+_OPTIONS_DOC = """per_query : bool, default False
         Return one value per query (sorted by query id for ``qid`` input) instead of
-        the mean.
+        the mean over queries.
     qid, indptr, doc_ids, ties, relevance_level, empty, nan, n_threads
         As in :func:`evaluate`. Every tie policy is supported."""
 
 
-def _documented(func):
-    func.__doc__ = func.__doc__.replace("%(common)s", _COMMON_DOC)
+def _metric_function(func):
+    """Give a per-metric function evaluate()'s options in its signature and docstring."""
+    signature = inspect.signature(func)
+    params = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
+    func.__signature__ = signature.replace(parameters=params + [_EVALUATE_PARAMS[name] for name in _OPTIONS])
+    func.__doc__ = func.__doc__.replace("%(options)s", _OPTIONS_DOC)
     return func
 
 
-def _options(**kwargs) -> dict:
-    kwargs.setdefault("gain", "linear")
-    kwargs.setdefault("max_grade", None)
-    return kwargs
+def _single(name: str, kind: Metric, k, y_true, y_score, per_query: bool, options: dict, *,
+            max_grade=None, **spec_params):
+    """One metric for a per-metric function: the mean, or the per-query values."""
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
+    spec = make_spec(kind, k, where=name, **spec_params)
+    settings = {option: _EVALUATE_PARAMS[option].default for option in _OPTIONS}
+    settings.update(options, gain=spec.gain or "linear", max_grade=max_grade)
+    values, columns, *_ = _compute([spec], y_true, y_score, **settings)
+    column = values[:, columns[0]]
+    return column if per_query else mean_over_queries(column)
 
 
-@_documented
-def reciprocal_rank(y_true, y_score, k=None, *, per_query=False, qid=None, indptr=None, doc_ids=None,
-                    ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+@_metric_function
+def reciprocal_rank(y_true, y_score, k=None, *, per_query=False, **options):
     """Mean reciprocal rank: 1 / rank of the first relevant item (0 if none, or beyond k).
 
     Parameters
@@ -172,7 +179,7 @@ def reciprocal_rank(y_true, y_score, k=None, *, per_query=False, qid=None, indpt
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int, optional
         Cutoff: a first relevant item below rank k scores 0.
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -182,14 +189,11 @@ def reciprocal_rank(y_true, y_score, k=None, *, per_query=False, qid=None, indpt
     >>> rw.reciprocal_rank([[0, 1, 0]], [[0.5, 0.5, 0.9]], ties="optimistic")
     0.5
     """
-    return _single(make_spec(Metric.RR, k, where="reciprocal_rank"), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads))
+    return _single("reciprocal_rank", Metric.RR, k, y_true, y_score, per_query, options)
 
 
-@_documented
-def average_precision(y_true, y_score, k=None, *, per_query=False, qid=None, indptr=None, doc_ids=None,
-                      ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+@_metric_function
+def average_precision(y_true, y_score, k=None, *, per_query=False, **options):
     """Average precision (MAP when averaged): sum of precision@i over relevant ranks i <= k, / R.
 
     Divides by R, the number of relevant items of the query, as trec_eval does (not by
@@ -201,7 +205,7 @@ def average_precision(y_true, y_score, k=None, *, per_query=False, qid=None, ind
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int, optional
         Cutoff (``AP@k``, trec_eval's ``map_cut``).
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -209,14 +213,11 @@ def average_precision(y_true, y_score, k=None, *, per_query=False, qid=None, ind
     >>> rw.average_precision([[1, 0, 1]], [[0.9, 0.8, 0.7]])
     0.8333333333333333
     """
-    return _single(make_spec(Metric.AP, k, where="average_precision"), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads))
+    return _single("average_precision", Metric.AP, k, y_true, y_score, per_query, options)
 
 
-@_documented
-def ndcg(y_true, y_score, k=None, *, gain="linear", per_query=False, qid=None, indptr=None, doc_ids=None,
-         ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+@_metric_function
+def ndcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
     """Normalised DCG: DCG@k divided by the DCG@k of the labels sorted descending.
 
     Gains are the label values (``"linear"``, trec_eval) or ``2**label - 1``
@@ -231,7 +232,7 @@ def ndcg(y_true, y_score, k=None, *, gain="linear", per_query=False, qid=None, i
     k : int, optional
         Cutoff.
     gain : {"linear", "exponential"}
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -239,14 +240,11 @@ def ndcg(y_true, y_score, k=None, *, gain="linear", per_query=False, qid=None, i
     >>> round(rw.ndcg([[3, 2, 0, 1]], [[0.9, 0.1, 0.5, 0.4]]), 6)
     0.915893
     """
-    return _single(make_spec(Metric.NDCG, k, where="ndcg", gain=gain), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads))
+    return _single("ndcg", Metric.NDCG, k, y_true, y_score, per_query, options, gain=gain)
 
 
-@_documented
-def dcg(y_true, y_score, k=None, *, gain="linear", per_query=False, qid=None, indptr=None, doc_ids=None,
-        ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+@_metric_function
+def dcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
     """Discounted cumulative gain: sum over ranks i <= k of gain(label_i) / log2(i + 1).
 
     Parameters
@@ -256,7 +254,7 @@ def dcg(y_true, y_score, k=None, *, gain="linear", per_query=False, qid=None, in
     k : int, optional
         Cutoff.
     gain : {"linear", "exponential"}
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -264,14 +262,11 @@ def dcg(y_true, y_score, k=None, *, gain="linear", per_query=False, qid=None, in
     >>> rw.dcg([[1, 0, 1]], [[0.9, 0.8, 0.7]])
     1.5
     """
-    return _single(make_spec(Metric.DCG, k, where="dcg", gain=gain), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads))
+    return _single("dcg", Metric.DCG, k, y_true, y_score, per_query, options, gain=gain)
 
 
-@_documented
-def precision(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_ids=None,
-              ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+@_metric_function
+def precision(y_true, y_score, k, *, per_query=False, **options):
     """Precision at k: relevant items in the top k, divided by k (even when the list is shorter).
 
     Parameters
@@ -280,7 +275,7 @@ def precision(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int
         Cutoff (required).
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -288,14 +283,11 @@ def precision(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc
     >>> rw.precision([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=2)
     0.5
     """
-    return _single(make_spec(Metric.PRECISION, k, where="precision"), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads))
+    return _single("precision", Metric.PRECISION, k, y_true, y_score, per_query, options)
 
 
-@_documented
-def recall(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_ids=None,
-           ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+@_metric_function
+def recall(y_true, y_score, k, *, per_query=False, **options):
     """Recall at k: relevant items in the top k, divided by R.
 
     Parameters
@@ -304,7 +296,7 @@ def recall(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_id
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int
         Cutoff (required).
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -312,21 +304,18 @@ def recall(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_id
     >>> rw.recall([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=2)
     0.5
     """
-    return _single(make_spec(Metric.RECALL, k, where="recall"), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads))
+    return _single("recall", Metric.RECALL, k, y_true, y_score, per_query, options)
 
 
-@_documented
-def r_precision(y_true, y_score, *, per_query=False, qid=None, indptr=None, doc_ids=None,
-                ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+@_metric_function
+def r_precision(y_true, y_score, *, per_query=False, **options):
     """R-precision: relevant items in the top R, divided by R (R = relevant items of the query).
 
     Parameters
     ----------
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -334,14 +323,11 @@ def r_precision(y_true, y_score, *, per_query=False, qid=None, indptr=None, doc_
     >>> rw.r_precision([[1, 0, 1]], [[0.9, 0.8, 0.7]])
     0.5
     """
-    return _single(make_spec(Metric.RPREC, None, where="r_precision"), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads))
+    return _single("r_precision", Metric.RPREC, None, y_true, y_score, per_query, options)
 
 
-@_documented
-def hit_rate(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_ids=None,
-             ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+@_metric_function
+def hit_rate(y_true, y_score, k, *, per_query=False, **options):
     """Hits@k (Success@k): 1 if any relevant item is in the top k, else 0.
 
     Under ``ties="expected"`` it is the probability of that event over tie orderings.
@@ -352,7 +338,7 @@ def hit_rate(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int
         Cutoff (required).
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -360,14 +346,11 @@ def hit_rate(y_true, y_score, k, *, per_query=False, qid=None, indptr=None, doc_
     >>> rw.hit_rate([[1, 0]], [[0.5, 0.5]], k=1)
     0.5
     """
-    return _single(make_spec(Metric.HITS, k, where="hit_rate"), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads))
+    return _single("hit_rate", Metric.HITS, k, y_true, y_score, per_query, options)
 
 
-@_documented
-def err(y_true, y_score, k=None, *, max_grade=None, per_query=False, qid=None, indptr=None, doc_ids=None,
-        ties="expected", relevance_level=1, empty="zero", nan="raise", n_threads=None):
+@_metric_function
+def err(y_true, y_score, k=None, *, max_grade=None, per_query=False, **options):
     """Expected reciprocal rank (Chapelle et al. 2009).
 
     ``ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j)`` with
@@ -383,7 +366,7 @@ def err(y_true, y_score, k=None, *, max_grade=None, per_query=False, qid=None, i
         Cutoff.
     max_grade : float, optional
         g_max; default the largest label in the call.
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -391,15 +374,11 @@ def err(y_true, y_score, k=None, *, max_grade=None, per_query=False, qid=None, i
     >>> rw.err([[2, 0, 1]], [[0.9, 0.8, 0.7]])   # 3/4 + (1/4)(1/4)/3
     0.7708333333333334
     """
-    return _single(make_spec(Metric.ERR, k, where="err"), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads, max_grade=max_grade))
+    return _single("err", Metric.ERR, k, y_true, y_score, per_query, options, max_grade=max_grade)
 
 
-@_documented
-def rbp(y_true, y_score, p=0.8, k=None, *, graded=False, max_grade=None, per_query=False, qid=None,
-        indptr=None, doc_ids=None, ties="expected", relevance_level=1, empty="zero", nan="raise",
-        n_threads=None):
+@_metric_function
+def rbp(y_true, y_score, p=0.8, k=None, *, graded=False, max_grade=None, per_query=False, **options):
     """Rank-biased precision (Moffat & Zobel 2008): ``(1 - p) sum_i rel_i p**(i-1)``.
 
     ``rel_i`` is 1 for relevant items (label >= relevance_level), or
@@ -416,7 +395,7 @@ def rbp(y_true, y_score, p=0.8, k=None, *, graded=False, max_grade=None, per_que
     graded : bool, default False
     max_grade : float, optional
         Divisor of graded labels; default the largest label in the call.
-    %(common)s
+    %(options)s
 
     Examples
     --------
@@ -424,6 +403,5 @@ def rbp(y_true, y_score, p=0.8, k=None, *, graded=False, max_grade=None, per_que
     >>> round(rw.rbp([[1, 0, 1]], [[0.9, 0.8, 0.7]], p=0.5), 6)
     0.625
     """
-    return _single(make_spec(Metric.RBP, k, where="rbp", p=p, graded=graded), y_true, y_score, per_query,
-                   _options(qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties, relevance_level=relevance_level,
-                            empty=empty, nan=nan, n_threads=n_threads, max_grade=max_grade))
+    return _single("rbp", Metric.RBP, k, y_true, y_score, per_query, options, max_grade=max_grade,
+                   p=p, graded=graded)

@@ -228,25 +228,25 @@ cdef void place(Query* q, int ties, Workspace* ws) noexcept nogil:
 
 # ---------------------------------------------------------------- small helpers
 
-cdef inline double gain(double label, bint exponential) noexcept nogil:
-    return exp2(label) - 1.0 if exponential else label
-
-
 cdef inline double err_prob(double label, double max_grade) noexcept nogil:
     # (2^g - 1) / 2^g_max, written so that large grades do not overflow.
     return exp2(label - max_grade) - exp2(-max_grade)
 
 
-cdef inline double rbp_rel(double label, bint graded, const Params* prm) noexcept nogil:
-    if graded:
-        return label / prm.max_grade
-    return 1.0 if label >= prm.level else 0.0
+cdef inline double item_value(int kind, double label, bint flag, const Params* prm) noexcept nogil:
+    """What an item contributes before its position weight: DCG gain or RBP relevance."""
+    if kind == RBP:
+        return label / prm.max_grade if flag else (1.0 if label >= prm.level else 0.0)
+    return exp2(label) - 1.0 if flag else label
 
 
-cdef inline double discount_sum(int64_t first, int64_t last) noexcept nogil:
-    """Sum of 1/log2(pos + 1) for pos in first..last."""
+cdef inline double weight_sum(int kind, int64_t first, int64_t last, double p) noexcept nogil:
+    """Sum of the position weights for positions first..last (DCG or RBP)."""
     cdef double acc = 0.0
     cdef int64_t pos
+    if kind == RBP:
+        # (1 - p) * sum of p^(pos - 1), in closed form.
+        return pow(p, <double> (first - 1)) - pow(p, <double> last)
     for pos in range(first, last + 1):
         acc += 1.0 / log2(<double> (pos + 1))
     return acc
@@ -295,13 +295,17 @@ cdef double det_tp(const Query* q, const Workspace* ws, int64_t k, double level)
     return tp
 
 
-cdef double det_dcg(const Query* q, const Workspace* ws, int64_t k, bint exponential) noexcept nogil:
+cdef double det_weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
+                         double p, const Params* prm) noexcept nogil:
+    """DCG or RBP: item values times the weight of their position."""
     cdef Py_ssize_t s
+    cdef int64_t pos
     cdef double acc = 0.0
     for s in range(q.t):
-        if ws.slot_pos[s] > k:
+        pos = ws.slot_pos[s]
+        if pos > k:
             break
-        acc += gain(ws.items[s].label, exponential) / log2(<double> (ws.slot_pos[s] + 1))
+        acc += item_value(kind, ws.items[s].label, flag, prm) * weight_sum(kind, pos, pos, p)
     return acc
 
 
@@ -315,17 +319,6 @@ cdef double det_err(const Query* q, const Workspace* ws, int64_t k, double max_g
         acc += survive * r / ws.slot_pos[s]
         survive *= 1.0 - r
     return acc
-
-
-cdef double det_rbp(const Query* q, const Workspace* ws, int64_t k, double p, bint graded,
-                    const Params* prm) noexcept nogil:
-    cdef Py_ssize_t s
-    cdef double acc = 0.0
-    for s in range(q.t):
-        if ws.slot_pos[s] > k:
-            break
-        acc += rbp_rel(ws.items[s].label, graded, prm) * pow(p, <double> (ws.slot_pos[s] - 1))
-    return (1.0 - p) * acc
 
 
 # ---------------------------------------------------------------- expected over tie orderings
@@ -415,7 +408,9 @@ cdef double exp_tp(const Query* q, const Workspace* ws, int64_t k, double level)
     return tp
 
 
-cdef double exp_dcg(const Query* q, const Workspace* ws, int64_t k, bint exponential) noexcept nogil:
+cdef double exp_weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
+                         double p, const Params* prm) noexcept nogil:
+    """DCG or RBP: each group's mean item value times the weights of its positions up to k."""
     cdef Py_ssize_t g, s
     cdef int64_t c, above
     cdef double total, acc = 0.0
@@ -426,26 +421,8 @@ cdef double exp_dcg(const Query* q, const Workspace* ws, int64_t k, bint exponen
         c = ws.tied[g]
         total = 0.0
         for s in range(ws.group_start[g], ws.group_start[g + 1]):
-            total += gain(ws.items[s].label, exponential)
-        acc += total / c * discount_sum(above + 1, min(above + c, k))
-    return acc
-
-
-cdef double exp_rbp(const Query* q, const Workspace* ws, int64_t k, double p, bint graded,
-                    const Params* prm) noexcept nogil:
-    cdef Py_ssize_t g, s
-    cdef int64_t c, above
-    cdef double total, acc = 0.0
-    for g in range(q.d):
-        above = ws.above[g]
-        if above >= k:
-            break
-        c = ws.tied[g]
-        total = 0.0
-        for s in range(ws.group_start[g], ws.group_start[g + 1]):
-            total += rbp_rel(ws.items[s].label, graded, prm)
-        # (1 - p) * sum of p^(pos-1) over the group's positions up to k.
-        acc += total / c * (pow(p, <double> above) - pow(p, <double> min(above + c, k)))
+            total += item_value(kind, ws.items[s].label, flag, prm)
+        acc += total / c * weight_sum(kind, above + 1, min(above + c, k), p)
     return acc
 
 
@@ -508,7 +485,7 @@ cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) 
 
 # ---------------------------------------------------------------- one metric, one query
 
-cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential) noexcept nogil:
+cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, const Params* prm) noexcept nogil:
     cdef Py_ssize_t s, n
     cdef double acc = 0.0
     if not q.ideal_ready:
@@ -520,7 +497,7 @@ cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential) noex
         q.ideal_ready = True
     n = <Py_ssize_t> min(<int64_t> q.t, k)
     for s in range(n):
-        acc += gain(ws.ideal[s].label, exponential) / log2(<double> (s + 2))
+        acc += item_value(DCG, ws.ideal[s].label, exponential, prm) / log2(<double> (s + 2))
     return acc
 
 
@@ -530,11 +507,11 @@ cdef double true_positives(const Query* q, const Workspace* ws, int64_t k, const
     return det_tp(q, ws, k, prm.level)
 
 
-cdef double dcg_at(const Query* q, const Workspace* ws, int64_t k, bint exponential,
-                   const Params* prm) noexcept nogil:
+cdef double weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
+                     double p, const Params* prm) noexcept nogil:
     if prm.ties == EXPECTED:
-        return exp_dcg(q, ws, k, exponential)
-    return det_dcg(q, ws, k, exponential)
+        return exp_weighted(kind, q, ws, k, flag, p, prm)
+    return det_weighted(kind, q, ws, k, flag, p, prm)
 
 
 cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
@@ -558,17 +535,13 @@ cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
         return true_positives(q, ws, q.n_rel, prm) / q.n_rel if q.n_rel > 0 else 0.0
     if kind == F1:
         return 2.0 * true_positives(q, ws, k, prm) / (cutoff + q.n_rel)
-    if kind == DCG:
-        return dcg_at(q, ws, k, flag, prm)
+    if kind == DCG or kind == RBP:
+        return weighted(kind, q, ws, k, flag, param, prm)
     if kind == NDCG:
-        ideal = ideal_dcg(q, ws, k, flag)
-        return dcg_at(q, ws, k, flag, prm) / ideal if ideal > 0 else 0.0
+        ideal = ideal_dcg(q, ws, k, flag, prm)
+        return weighted(DCG, q, ws, k, flag, param, prm) / ideal if ideal > 0 else 0.0
     if kind == ERR:
         return exp_err(q, ws, k, prm.max_grade) if expected else det_err(q, ws, k, prm.max_grade)
-    if kind == RBP:
-        if expected:
-            return exp_rbp(q, ws, k, param, flag, prm)
-        return det_rbp(q, ws, k, param, flag, prm)
     return 0.0
 
 
