@@ -46,6 +46,15 @@ def test_console_script_and_version():
     assert out.strip() == f"rankwise {rw.__version__}"
 
 
+def test_reader_closing_the_pipe_early_is_not_an_error():
+    # Closing the read end before the child prints makes its write fail with EPIPE.
+    proc = subprocess.Popen([sys.executable, "-m", "rankwise.cli", "demo"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()
+    assert "Traceback" not in proc.stderr.read().decode()
+    assert proc.wait() in (0, 1)
+
+
 @pytest.mark.skipif(not SCRIPT.exists(), reason="scripts/ is only in a source checkout")
 def test_bundled_data_is_what_the_generator_writes(tmp_path):
     subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "demo.tsv")], check=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import __version__
@@ -23,10 +24,14 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
-        print(demo_report(tuple(args.metrics) if args.metrics else DEMO_METRICS))
+        print(demo_report(tuple(args.metrics) if args.metrics else DEMO_METRICS), flush=True)
     except (TypeError, ValueError) as error:
         print(f"rankwise {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) left early; silence the flush at interpreter exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0
 
 
