@@ -58,10 +58,10 @@ def _chunks(indptr: np.ndarray, n_chunks: int) -> np.ndarray:
     return np.unique(bounds)
 
 
-def run_over_queries(task, indptr: np.ndarray, total_items: int, n_threads: int) -> None:
+def run_over_queries(task, indptr: np.ndarray, n_threads: int) -> None:
     """Call ``task(q_start, q_stop)`` over all queries, in parallel when it pays."""
     n_queries = indptr.shape[0] - 1
-    n_threads = min(n_threads, n_queries, max(total_items // _MIN_ITEMS_PER_THREAD, 1))
+    n_threads = min(n_threads, n_queries, max(int(indptr[-1]) // _MIN_ITEMS_PER_THREAD, 1))
     if n_threads <= 1:
         task(0, n_queries)
         return

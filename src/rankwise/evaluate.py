@@ -47,7 +47,7 @@ def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_le
                        kinds, cutoffs, flags, params, ties_code, level, grade, q_start, q_stop,
                        values, n_relevant)
 
-    run_over_queries(task, batch.indptr, int(batch.indptr[-1]), threads)
+    run_over_queries(task, batch.indptr, threads)
     empty_rows = n_relevant == 0
     if empty == "error" and empty_rows.any():
         ids = batch.query_ids[empty_rows]
