@@ -1,14 +1,19 @@
-"""rankwise against a plain NumPy implementation (argsort per query).
+"""rankwise against plain NumPy implementations of the same metrics.
 
-Usage: python benchmarks/bench.py [--queries 200] [--candidates 50000] [--relevant 17]
-                                   [--repeats 5] [--seed 0]
+Usage: python benchmarks/bench.py [--workload all|influence|link-prediction]
+           [--queries 200] [--candidates 50000] [--relevant 17]
+           [--lp-queries 100000] [--lp-candidates 1000] [--repeats 5] [--seed 0]
 
-Generates the workload deterministically, checks that rankwise and the NumPy
-reference agree on every query, and prints the median wall time of several
-repeats (and the first call) at 1 thread and at all threads. The NumPy baseline is
-``numpy_rr_ap`` from tests/reference.py (stable tie order, like rankwise's
-``ties="stable"``); with continuous scores there are no ties, so every policy
-gives the same values.
+Each workload is generated deterministically; the command checks that rankwise and the
+NumPy reference agree, and prints the median wall time of several repeats (and the
+first call) at 1 thread and at all threads.
+
+* influence: many relevant items per long list, MRR + MAP. Baseline ``numpy_rr_ap``
+  from tests/reference.py (one argsort per query; continuous scores, so no ties).
+* link-prediction: one positive against many candidates with heavy ties, MRR and
+  Hits@1,3,10. Baseline: the TGB/OGB evaluator's formula vectorised over queries;
+  yardstick: one streaming pass over the same array (``neg.max(axis=1)``), the
+  memory-bandwidth floor. Peak extra memory is measured with tracemalloc.
 """
 import argparse
 import os
@@ -16,6 +21,7 @@ import platform
 import statistics
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +30,8 @@ import rankwise as rw
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from reference import numpy_rr_ap  # noqa: E402
+
+LINK_KS = (1, 3, 10)
 
 
 def make_workload(n_queries, n_candidates, n_relevant, seed):
@@ -48,22 +56,11 @@ def timed(func, repeats):
     return first_value, first, statistics.median(times)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--candidates", type=int, default=50_000)
-    parser.add_argument("--relevant", type=float, default=17)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-
+def bench_influence(args, cpus):
+    """Many relevant items per long list: MRR + MAP (evaluate)."""
     indptr, y_score, y_true = make_workload(args.queries, args.candidates, args.relevant, args.seed)
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"workload: {args.queries} queries x {args.candidates:,} candidates, "
+    print(f"\n== influence: {args.queries} queries x {args.candidates:,} candidates, "
           f"{y_true.sum() / args.queries:.1f} relevant per query on average, float64 scores; MRR + MAP")
-    print(f"machine: {platform.machine()}, {cpus} CPUs, Python {platform.python_version()}, "
-          f"NumPy {np.__version__}, rankwise {rw.__version__}")
-
     (rr, ap), numpy_first, numpy_time = timed(lambda: numpy_rr_ap(indptr, y_score, y_true),
                                               max(1, args.repeats // 2))
     rows = [("NumPy argsort per query (reference)", numpy_first, numpy_time)]
@@ -75,12 +72,132 @@ def main(argv=None):
             res, first, median = timed(run, args.repeats)
             np.testing.assert_allclose(res["MRR"], rr, rtol=1e-12)
             np.testing.assert_allclose(res["MAP"], ap, rtol=1e-12)
-            plural = "s" if threads > 1 else ""
-            rows.append((f"rankwise ties={ties!r}, {threads} thread{plural}", first, median))
+            rows.append((f"rankwise ties={ties!r}, {_threads(threads)}", first, median))
     print("values: rankwise and NumPy agree on every query (rtol 1e-12)\n")
-    print(f"{'implementation':<42} {'first call':>11} {'median':>9} {'speed-up':>9}")
-    for name, first, median in rows:
-        print(f"{name:<42} {first:>10.3f}s {median:>8.3f}s {numpy_time / median:>8.1f}x")
+    _table(rows, numpy_time)
+
+
+def make_link_prediction(n_queries, n_candidates, seed):
+    """One positive and n_candidates - 1 negatives per query, float32 rounded to 2 decimals."""
+    rng = np.random.default_rng(seed)
+    neg = np.round(rng.random((n_queries, n_candidates - 1), dtype=np.float32), 2)
+    # A decent model: positives near the top, ~10 negatives per 0.01 bucket tied with them.
+    pos = np.round(np.clip(1 - rng.exponential(0.02, n_queries), 0, 1), 2).astype(np.float32)
+    return pos, neg
+
+
+def numpy_tgb(pos, neg, ks=LINK_KS):
+    """TGB's / OGB's evaluator, vectorised over queries: the realistic rank."""
+    optimistic = (neg > pos[:, None]).sum(axis=1)
+    pessimistic = (neg >= pos[:, None]).sum(axis=1)
+    rank = 0.5 * (optimistic + pessimistic) + 1
+    return {"MRR": float(np.mean(1.0 / rank)), **{f"Hits@{k}": float(np.mean(rank <= k)) for k in ks}}
+
+
+def _assert_same(got, expected):
+    np.testing.assert_allclose(list(got.values()), list(expected.values()), rtol=1e-12)
+    assert list(got) == list(expected)
+
+
+def peak_extra_memory(func):
+    """Peak bytes allocated while func runs (NumPy reports its buffers to tracemalloc)."""
+    tracemalloc.start()
+    func()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def interleaved(funcs, repeats):
+    """First-call time and median of ``repeats`` rounds per function, rounds interleaved.
+
+    Each round runs every function once, so drift in the machine's speed (a shared VM)
+    falls on all of them alike instead of on whichever ran during a slow spell.
+    """
+    first, times = {}, {name: [] for name in funcs}
+    for name, func in funcs.items():
+        start = time.perf_counter()
+        func()
+        first[name] = time.perf_counter() - start
+    for _ in range(repeats):
+        for name, func in funcs.items():
+            start = time.perf_counter()
+            func()
+            times[name].append(time.perf_counter() - start)
+    return {name: (first[name], statistics.median(times[name])) for name in funcs}
+
+
+def bench_link_prediction(args, cpus):
+    """One positive against many tied candidates: rank_positive + rank_metrics."""
+    pos, neg = make_link_prediction(args.lp_queries, args.lp_candidates, args.seed)
+    print(f"\n== link prediction: {args.lp_queries:,} queries x {args.lp_candidates:,} candidates "
+          f"(1 positive + {neg.shape[1]} negatives), float32 rounded to 2 decimals; MRR, Hits@1,3,10")
+    names = ["MRR"] + [f"Hits@{k}" for k in LINK_KS]
+    expected = numpy_tgb(pos, neg)
+    reference = "NumPy TGB/OGB formula (reference)"
+    yardstick = "yardstick: one streaming pass, neg.max(axis=1)"
+    funcs = {reference: lambda: numpy_tgb(pos, neg), yardstick: lambda: neg.max(axis=1)}
+    for ties in ("realistic", "expected"):
+        for threads in (1, cpus):
+            def run(ties=ties, threads=threads):
+                ranks = rw.rank_positive(pos, neg, n_threads=threads)
+                return rw.rank_metrics(ranks, names, ties=ties)
+            if ties == "realistic":
+                _assert_same(run(), expected)
+            funcs[f"rankwise ties={ties!r}, {_threads(threads)}"] = run
+    # A model scores candidates chunk by chunk, each chunk a fresh contiguous (Q, n) array.
+    chunks = [np.ascontiguousarray(part) for part in np.array_split(neg, 10, axis=1)]
+
+    def streamed():
+        builder = rw.RankBuilder(pos, n_threads=cpus)
+        for part in chunks:
+            builder.update(part)
+        return rw.rank_metrics(builder.ranks(), names, ties="realistic")
+
+    _assert_same(streamed(), expected)
+    funcs[f"rankwise RankBuilder, 10 chunks, {_threads(cpus)}"] = streamed
+    timings = interleaved(funcs, args.repeats)
+    print("values: rankwise ties='realistic' equals the TGB/OGB formula (rtol 1e-12)\n")
+    rows = [(name, *timings[name], peak_extra_memory(func)) for name, func in funcs.items()]
+    _table(rows, timings[reference][1], timings[yardstick][1])
+
+
+def _threads(n):
+    return f"{n} thread{'s' if n > 1 else ''}"
+
+
+def _table(rows, baseline, yardstick=None):
+    head = f"{'implementation':<52} {'first call':>11} {'median':>9} {'speed-up':>9}"
+    if yardstick is not None:
+        head += f" {'/ yardstick':>12} {'peak extra':>11}"
+    print(head)
+    for name, first, median, *memory in rows:
+        line = f"{name:<52} {first:>10.3f}s {median:>8.3f}s {baseline / median:>8.1f}x"
+        if yardstick is not None:
+            mib = f"{memory[0] / 2**20:>8.1f} MiB" if memory and memory[0] is not None else ""
+            line += f" {median / yardstick:>11.2f}x {mib:>11}"
+        print(line)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", choices=("all", "influence", "link-prediction"), default="all")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--candidates", type=int, default=50_000)
+    parser.add_argument("--relevant", type=float, default=17)
+    parser.add_argument("--lp-queries", type=int, default=100_000)
+    parser.add_argument("--lp-candidates", type=int, default=1_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"machine: {platform.machine()}, {cpus} CPUs, Python {platform.python_version()}, "
+          f"NumPy {np.__version__}, rankwise {rw.__version__}")
+    if args.workload in ("all", "influence"):
+        bench_influence(args, cpus)
+    if args.workload in ("all", "link-prediction"):
+        bench_link_prediction(args, cpus)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 """
 from importlib.metadata import PackageNotFoundError, version
 
+from ._rank_metrics import rank_metrics
 from ._results import Results
 from .evaluate import (
     average_precision,
@@ -20,6 +21,7 @@ from .evaluate import (
     recall,
     reciprocal_rank,
 )
+from .ranks import RankBuilder, Ranks, rank_positive
 
 try:
     __version__ = version("rankwise")
@@ -27,6 +29,8 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
     __version__ = "0+unknown"
 
 __all__ = [
+    "RankBuilder",
+    "Ranks",
     "Results",
     "average_precision",
     "dcg",
@@ -35,6 +39,8 @@ __all__ = [
     "hit_rate",
     "ndcg",
     "precision",
+    "rank_metrics",
+    "rank_positive",
     "r_precision",
     "rbp",
     "recall",

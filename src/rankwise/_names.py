@@ -17,7 +17,7 @@ import numpy as np
 
 from ._kernels._listwise import Metric
 
-__all__ = ["MetricSpec", "parse_metric"]
+__all__ = ["MetricSpec", "check_cutoff", "make_spec", "parse_metric"]
 
 # alias -> (kind, whether the alias itself needs a cutoff, as trec_eval's *_cut measures do)
 _ALIASES: dict[str, tuple[Metric, bool]] = {}
@@ -134,14 +134,19 @@ def _parse_args(text: str, kind: Metric, args: str) -> dict:
     return out
 
 
+def check_cutoff(k, where: str) -> int:
+    """A cutoff must be an integer >= 1; ``where`` names it in errors."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{where}: cutoff k must be an integer, got {k!r}")
+    if k < 1:
+        raise ValueError(f"{where}: cutoff k must be >= 1, got {k}")
+    return int(k)
+
+
 def make_spec(kind: Metric, k=None, *, where: str, p=0.8, graded=False, gain=None) -> MetricSpec:
     """Validate one metric's cutoff and parameters; ``where`` names them in errors."""
     if k is not None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"{where}: cutoff k must be an integer, got {k!r}")
-        k = int(k)
-        if k < 1:
-            raise ValueError(f"{where}: cutoff k must be >= 1, got {k}")
+        k = check_cutoff(k, where)
         if kind in _NO_CUTOFF:
             raise ValueError(f"{where}: {_CANONICAL[kind]} takes no cutoff (it cuts at R)")
     elif kind in _CUTOFF_REQUIRED:

@@ -13,7 +13,8 @@ import numpy as np
 
 from ._kernels._listwise import Ties
 
-__all__ = ["Batch", "as_batch", "check_choice", "check_ties", "check_level", "check_max_grade"]
+__all__ = ["Batch", "as_batch", "as_indptr", "as_scores", "check_choice", "check_ties", "check_level",
+           "check_max_grade", "position", "rows_contiguous"]
 
 TIES = {
     "expected": Ties.EXPECTED,
@@ -96,33 +97,49 @@ def _native_contiguous(arr: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def _position(shape: tuple, flat_index: int) -> str:
+def rows_contiguous(arr: np.ndarray) -> np.ndarray:
+    """Native byte order and unit stride along the last axis, copying only when needed."""
+    if not arr.dtype.isnative:
+        return _native_contiguous(arr)
+    if arr.ndim and arr.shape[-1] > 1 and arr.strides[-1] != arr.itemsize:
+        return np.ascontiguousarray(arr)
+    return arr
+
+
+def position(shape: tuple, flat_index: int) -> str:
+    """Where a flat index lies, for error messages: 'position 3' or 'row 1, column 2'."""
     if len(shape) == 1:
         return f"position {flat_index}"
     return "row {}, column {}".format(*np.unravel_index(flat_index, shape))
 
 
-def _as_scores(y_score, nan: str) -> np.ndarray:
-    arr = np.asarray(y_score)
+def as_scores(values, name: str = "y_score", *, check_nan: bool = True,
+              rows_only: bool = False) -> np.ndarray:
+    """Scores as native float32 or float64; NaN is an error when ``check_nan``.
+
+    The result is C-contiguous, or with ``rows_only`` only contiguous along its last
+    axis (a column slice of a matrix stays a view).
+    """
+    arr = np.asarray(values)
     kind = arr.dtype.kind
     if kind == "f":
         if arr.dtype.itemsize < 4:
             arr = arr.astype(np.float32)
         elif arr.dtype.itemsize > 8:
-            raise TypeError(f"y_score must be float32 or float64, got {arr.dtype}")
+            raise TypeError(f"{name} must be float32 or float64, got {arr.dtype}")
     elif kind in "biu":
         if arr.size and kind != "b" and arr.dtype.itemsize == 8 and (
             arr.max() > _EXACT_FLOAT_INT or arr.min() < -_EXACT_FLOAT_INT
         ):
-            raise ValueError("y_score has integers beyond 2**53, which float64 cannot hold exactly; "
+            raise ValueError(f"{name} has integers beyond 2**53, which float64 cannot hold exactly; "
                              "convert them to a tie-preserving float scale first")
         arr = arr.astype(np.float64)
     else:
-        raise TypeError(f"y_score must be numeric (float32/float64, or integers), got dtype {arr.dtype}")
-    arr = _native_contiguous(arr)
-    if nan == "raise" and arr.size and np.isnan(arr.min()):
-        where = _position(arr.shape, int(np.flatnonzero(np.isnan(arr.reshape(-1)))[0]))
-        raise ValueError(f"y_score contains NaN (first at {where}); pass nan='last' to rank NaN "
+        raise TypeError(f"{name} must be numeric (float32/float64, or integers), got dtype {arr.dtype}")
+    arr = rows_contiguous(arr) if rows_only else _native_contiguous(arr)
+    if check_nan and arr.size and np.isnan(arr.min()):
+        where = position(arr.shape, int(np.flatnonzero(np.isnan(arr.reshape(-1)))[0]))
+        raise ValueError(f"{name} contains NaN (first at {where}); pass nan='last' to rank NaN "
                          "scores below every number")
     return arr
 
@@ -150,18 +167,19 @@ def _as_labels(y_true) -> tuple[np.ndarray, float]:
         flat = arr.reshape(-1)
         first = int(np.flatnonzero(~(np.isfinite(flat) & (flat >= 0)))[0])
         raise ValueError(f"y_true must hold finite labels >= 0; found {flat[first].item()!r} at "
-                         f"{_position(arr.shape, first)}")
+                         f"{position(arr.shape, first)}")
     return arr, float(high)
 
 
-def _as_indptr(indptr, n_items: int) -> np.ndarray:
+def as_indptr(indptr, n_items: int, of: str = "y_score") -> np.ndarray:
+    """CSR offsets over ``n_items`` rows of the array named ``of``, as native int64."""
     arr = np.asarray(indptr)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"indptr must hold integers, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size < 1:
         raise ValueError(f"indptr must be 1-D with length n_queries + 1, got shape {arr.shape}")
     if arr[0] != 0 or arr[-1] != n_items:
-        raise ValueError(f"indptr must start at 0 and end at len(y_score) = {n_items}; "
+        raise ValueError(f"indptr must start at 0 and end at len({of}) = {n_items}; "
                          f"got indptr[0] = {arr[0]}, indptr[-1] = {arr[-1]}")
     steps = np.diff(arr.astype(np.int64))
     if steps.size and steps.min() < 0:
@@ -221,7 +239,7 @@ def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties
              nan: str = "raise") -> Batch:
     """Validate one call's inputs and bring them into the canonical CSR form."""
     check_choice(nan, "nan", ("raise", "last"))
-    scores = _as_scores(y_score, nan)
+    scores = as_scores(y_score, check_nan=nan == "raise")
     labels, max_label = _as_labels(y_true)
     if qid is not None and indptr is not None:
         raise ValueError("pass either qid= or indptr=, not both")
@@ -245,7 +263,7 @@ def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties
         offsets = np.arange(n_queries + 1, dtype=np.int64) * n_cols
         query_ids = np.arange(n_queries)
     elif indptr is not None:
-        offsets = _as_indptr(indptr, scores.shape[0])
+        offsets = as_indptr(indptr, scores.shape[0])
         query_ids = np.arange(offsets.shape[0] - 1)
     elif qid is not None:
         query_ids, offsets, order = _group_by_qid(qid, scores.shape[0])

@@ -1,0 +1,186 @@
+"""Bad input to rank_positive, Ranks, RankBuilder and rank_metrics: a clear exception
+naming the argument (and the query, where there is one), raised before any work."""
+import numpy as np
+import pytest
+
+import rankwise as rw
+
+Z = np.zeros((2, 4))
+POS = [0.1, 0.2]
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    # shapes
+    (lambda: rw.rank_positive([0.1, 0.2, 0.3], Z), ValueError, "neg_scores has 2 rows for 3 queries"),
+    (lambda: rw.rank_positive(POS, np.zeros((2, 5, 1))), ValueError, "neg_scores must be 2-D"),
+    (lambda: rw.rank_positive([[0.1, 0.2]], Z), ValueError, "pos_score must be a number or 1-D"),
+    (lambda: rw.rank_positive(POS, Z, indptr=[0, 2, 4]), ValueError, "indptr"),
+    (lambda: rw.rank_positive(POS, np.zeros(5), indptr=[0, 2, 3, 5]), ValueError, "indptr describes 3 queries"),
+    (lambda: rw.rank_positive(POS, np.zeros(5), indptr=[0, 2, 4]), ValueError, "indptr must start at 0 and end at"),
+    (lambda: rw.rank_positive([0.1, 0.2, 0.3], np.zeros(5), indptr=[0, 3, 2, 5]), ValueError, "non-decreasing"),
+    (lambda: rw.rank_positive(POS, np.zeros(5), indptr=[0.0, 2.0, 5.0]), TypeError, "indptr must hold integers"),
+    (lambda: rw.rank_positive(scores=np.zeros(5), true_index=[0, 1], indptr=[0, 2, 6]), ValueError, "indptr"),
+    (lambda: rw.rank_positive(scores=np.zeros(5), true_index=[0, 1, 0], indptr=[0, 2, 5]), ValueError,
+     "true_index must have one column index per query"),
+    # masks
+    (lambda: rw.rank_positive(POS, Z, np.zeros((2, 3), bool)), ValueError, "mask must have the shape"),
+    (lambda: rw.rank_positive(POS, Z, np.zeros((2, 4), int)), TypeError, "mask must be a boolean"),
+    (lambda: rw.rank_positive(POS, Z, np.zeros((2, 4), float)), TypeError, "mask must be a boolean"),
+    (lambda: rw.rank_positive(POS, np.zeros(5), np.zeros(4, bool)), ValueError, "mask must have the shape"),
+    (lambda: rw.rank_positive(POS, np.zeros(5), np.zeros((3, 5), bool)), ValueError, "mask must have the shape"),
+    (lambda: rw.rank_positive(POS, np.zeros(5), np.zeros(5, int)), TypeError, "mask must be a boolean"),
+    (lambda: rw.rank_positive(POS, np.zeros(5), np.zeros(4, bool), indptr=[0, 2, 5]), ValueError,
+     "mask must have the shape"),
+    (lambda: rw.rank_positive(scores=Z, true_index=[0, 1], mask=np.zeros((2, 3), bool)), ValueError,
+     "mask must have the shape"),
+    # NaN
+    (lambda: rw.rank_positive([0.1, np.nan], Z), ValueError, "pos_score is NaN for query 1"),
+    (lambda: rw.rank_positive(np.nan, np.zeros(4)), ValueError, "pos_score is NaN"),
+    (lambda: rw.rank_positive([0.1, np.nan], Z, nan="ignore"), ValueError, "pos_score is NaN for query 1"),
+    (lambda: rw.rank_positive([0.1, np.nan], Z, nan="last"), ValueError, "pos_score is NaN for query 1"),
+    (lambda: rw.rank_positive(scores=[[0.0, np.nan], [1.0, 2.0]], true_index=[1, 0], nan="last"), ValueError,
+     "NaN for query 0"),
+    (lambda: rw.rank_positive(POS, [[0.0, 1.0], [np.nan, 2.0]]), ValueError, "NaN.*query 1"),
+    (lambda: rw.rank_positive(POS, [[0.0, 1.0], [np.nan, 2.0]]), ValueError, "nan='ignore'"),
+    (lambda: rw.rank_positive(POS, np.array([0.0, 1.0, np.nan, 3.0]), indptr=[0, 2, 4]), ValueError,
+     "NaN.*query 1"),
+    (lambda: rw.rank_positive(POS, np.array([0.0, 1.0, np.nan])), ValueError, "NaN"),
+    (lambda: rw.rank_positive(scores=[[0.0, 1.0], [2.0, np.nan]], true_index=[0, 0]), ValueError,
+     "NaN.*query 1"),
+    (lambda: rw.rank_positive(POS, Z, nan="skip"), ValueError, "nan must be one of"),
+    # both forms, or neither
+    (lambda: rw.rank_positive(POS, Z, scores=Z, true_index=[0, 1]), ValueError, "either"),
+    (lambda: rw.rank_positive(POS, scores=Z, true_index=[0, 1]), ValueError, "either"),
+    (lambda: rw.rank_positive(scores=Z), ValueError, "scores= and true_index="),
+    (lambda: rw.rank_positive(true_index=[0, 1]), ValueError, "scores= and true_index="),
+    (lambda: rw.rank_positive(POS), TypeError, "neg_scores"),
+    # true_index
+    (lambda: rw.rank_positive(scores=Z, true_index=[0, 4]), ValueError, r"true_index\[1\] = 4"),
+    (lambda: rw.rank_positive(scores=Z, true_index=[0, -1]), ValueError, r"true_index\[1\] = -1"),
+    (lambda: rw.rank_positive(scores=Z, true_index=[0.0, 1.0]), TypeError, "true_index must hold integer"),
+    (lambda: rw.rank_positive(scores=Z, true_index=["a", "b"]), TypeError, "true_index must hold integer"),
+    (lambda: rw.rank_positive(scores=Z, true_index=[0, 1, 2]), ValueError, "one column index per query"),
+    (lambda: rw.rank_positive(scores=np.zeros(5), true_index=[0, 3], indptr=[0, 2, 5]), ValueError,
+     r"true_index\[1\] = 3"),
+    # dtypes
+    (lambda: rw.rank_positive(POS, np.array([["a", "b"], ["c", "d"]])), TypeError, "neg_scores must be numeric"),
+    (lambda: rw.rank_positive(POS, np.array([[2**60, 1], [0, 1]])), ValueError, r"2\*\*53"),
+    (lambda: rw.rank_positive(["x", "y"], Z), TypeError, "pos_score"),
+    (lambda: rw.rank_positive(POS, Z, n_threads=0), ValueError, "n_threads"),
+    (lambda: rw.rank_positive(POS, Z, n_threads=1.5), TypeError, "n_threads"),
+])
+def test_rank_positive_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+R = rw.Ranks.from_ranks([1, 2, 3], n_candidates=[3, 3, 4])
+NO_C = rw.Ranks.from_ranks([1, 2])
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: rw.Ranks([-1]), ValueError, "greater must be >= 0"),
+    (lambda: rw.Ranks([1], [-1]), ValueError, "equal must be >= 0"),
+    (lambda: rw.Ranks([1], [0], [0]), ValueError, "n_candidates must be >= 1"),
+    (lambda: rw.Ranks([1], [2], [3]), ValueError, "n_candidates.*below the pessimistic rank 4"),
+    (lambda: rw.Ranks([0, 5], [0, 0], [3, 5]), ValueError, r"n_candidates\[1\] = 5"),
+    (lambda: rw.Ranks([1, 2], [2]), ValueError, "equal has 1 values"),
+    (lambda: rw.Ranks([1, 2], [2, 0], [4]), ValueError, "n_candidates has 1 values"),
+    (lambda: rw.Ranks([0.5]), ValueError, "greater must hold whole numbers"),
+    (lambda: rw.Ranks([np.nan]), ValueError, "greater must hold whole numbers"),
+    (lambda: rw.Ranks(["a"]), TypeError, "greater must hold integers"),
+    (lambda: rw.Ranks([True]), TypeError, "greater must hold integers"),
+    (lambda: rw.Ranks([1], np.array([0], dtype=object)), TypeError, "equal must hold integers"),
+    (lambda: rw.Ranks([[1]]), ValueError, "greater must be 1-D"),
+    (lambda: rw.Ranks.from_ranks([1.5]), ValueError, "whole numbers"),
+    (lambda: rw.Ranks.from_ranks([2.5, 3]), ValueError, "Ranks\\(greater="),
+    (lambda: rw.Ranks.from_ranks([0]), ValueError, "ranks must be >= 1"),
+    (lambda: rw.Ranks.from_ranks([1, 4], [3, 3]), ValueError, "below the pessimistic rank"),
+    (lambda: rw.Ranks.from_ranks(["1"]), TypeError, "ranks must hold integers"),
+    (lambda: rw.Ranks.concatenate([]), TypeError, "non-empty sequence of Ranks"),
+    (lambda: rw.Ranks.concatenate([R, [1]]), TypeError, "sequence of Ranks"),
+    (lambda: NO_C.mean_relative_width, ValueError, "n_candidates"),
+])
+def test_ranks_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: rw.rank_metrics(R, ["Hits@0"]), ValueError, "k must be >= 1"),
+    (lambda: rw.rank_metrics(R, ["Hits@-1"]), ValueError, "k must be >= 1"),
+    (lambda: rw.rank_metrics(R, ["hits_at_0"]), ValueError, "k must be >= 1"),
+    (lambda: rw.rank_metrics(R, ["AHits@0"]), ValueError, "k must be >= 1"),
+    (lambda: rw.rank_metrics(R, ["Hits@x"]), ValueError, "Hits@x"),
+    (lambda: rw.rank_metrics(R, ["Hits"]), ValueError, "needs a cutoff"),
+    (lambda: rw.rank_metrics(R, ["zHits"]), ValueError, "needs a cutoff"),
+    (lambda: rw.rank_metrics(R, ["MRRR"]), ValueError, "did you mean 'MRR'"),
+    (lambda: rw.rank_metrics(R, ["AMRRI"]), ValueError, "did you mean"),
+    (lambda: rw.rank_metrics(R, ["nDCG@10"]), ValueError, "unknown rank metric 'nDCG@10'"),
+    (lambda: rw.rank_metrics(R, ["MR@3"]), ValueError, "MR takes no cutoff"),
+    (lambda: rw.rank_metrics(R, ["zMedian_rank"]), ValueError, "z-scores"),
+    (lambda: rw.rank_metrics(R, ["E[HMR]"]), ValueError, "E\\[HMR\\]"),
+    (lambda: rw.rank_metrics(R, [3]), TypeError, "strings"),
+    (lambda: rw.rank_metrics(R, []), ValueError, "at least one metric"),
+    # chance metrics need n_candidates
+    (lambda: rw.rank_metrics(NO_C, ["AMRI"]), ValueError, "AMRI.*number of candidates"),
+    (lambda: rw.rank_metrics(NO_C, ["E[MRR]"]), ValueError, "number of candidates"),
+    (lambda: rw.rank_metrics(NO_C, ["V[Hits@3]"]), ValueError, "number of candidates"),
+    (lambda: rw.rank_metrics(NO_C, ["zMR"], ties="realistic"), ValueError, "number of candidates"),
+    (lambda: rw.rank_metrics(NO_C, ["AMR"], ties="optimistic"), ValueError, "number of candidates"),
+    (lambda: rw.rank_metrics([1, 2], ["AGMRI"], ties="realistic"), ValueError, "number of candidates"),
+    # ties="expected" and the non-mean metrics
+    *[(lambda name=name: rw.rank_metrics(R, [name], ties="expected"), ValueError,
+       f"{name}.*ties='expected'")
+      for name in ["HMR", "GMR", "IGMR", "IAMR", "median_rank", "inverse_median_rank", "rank_std",
+                   "rank_var", "rank_mad", "AGMRI", "zGMR"]],
+    (lambda: rw.rank_metrics(R, ["GMR"]), ValueError, "expected"),  # the default policy
+    (lambda: rw.rank_metrics(R, ["MR"], ties="random"), ValueError, "ties must be one of"),
+    (lambda: rw.rank_metrics(R, ["MR"], ties="stable"), ValueError, "ties must be one of"),
+    # weights
+    (lambda: rw.rank_metrics(R, ["MR"], weights=[1, 2]), ValueError, "weights must have one value per query"),
+    (lambda: rw.rank_metrics(R, ["MR"], weights=[[1, 2, 3]]), ValueError, "weights"),
+    (lambda: rw.rank_metrics(R, ["MR"], weights=[1, -2, 1]), ValueError, "weights must be finite, >= 0"),
+    (lambda: rw.rank_metrics(R, ["MR"], weights=[1, np.nan, 1]), ValueError, "weights must be finite"),
+    (lambda: rw.rank_metrics(R, ["MR"], weights=[1, np.inf, 1]), ValueError, "weights must be finite"),
+    (lambda: rw.rank_metrics(R, ["MR"], weights=[0, 0, 0]), ValueError, "not all 0"),
+    (lambda: rw.rank_metrics(R, ["MR"], weights=["a", "b", "c"]), TypeError, "weights must be numeric"),
+    # ranks
+    (lambda: rw.rank_metrics(rw.Ranks([]), ["MR"]), ValueError, "no query"),
+    (lambda: rw.rank_metrics([1.5, 2], ["MR"]), ValueError, "whole numbers"),
+    (lambda: rw.rank_metrics([0, 2], ["MR"]), ValueError, ">= 1"),
+])
+def test_rank_metrics_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: rw.RankBuilder([0.1, np.nan]), ValueError, "pos_score is NaN for query 1"),
+    (lambda: rw.RankBuilder([0.1], nan="x"), ValueError, "nan must be one of"),
+    (lambda: rw.RankBuilder([0.1], true_index=[-1]), ValueError, r"true_index\[0\] = -1"),
+    (lambda: rw.RankBuilder([0.1], true_index=[0.5]), TypeError, "true_index must hold integer"),
+    (lambda: rw.RankBuilder([0.1, 0.2], true_index=[0]), ValueError, "one column index per query"),
+    (lambda: rw.RankBuilder([0.1], true_index=[0]).update([[0.1]]), ValueError, "start="),
+    (lambda: rw.RankBuilder([0.1]).update([[0.1]], start=0), ValueError, "start="),
+    (lambda: rw.RankBuilder([0.1, 0.2]).update(np.zeros(3), indptr=[0, 1]), ValueError, "indptr"),
+    (lambda: rw.RankBuilder([0.1, 0.2]).update(np.zeros(3)), ValueError, "neg_scores must be 2-D"),
+    (lambda: rw.RankBuilder([0.1, 0.2]).update(np.zeros((3, 2))), ValueError, "3 rows for 2 queries"),
+    (lambda: rw.RankBuilder([0.1, 0.2]).update([[0.1], [np.nan]]), ValueError, "NaN.*query 1"),
+    (lambda: rw.RankBuilder([0.1, 0.2]).update(np.zeros((2, 2)), np.zeros((2, 3), bool)), ValueError,
+     "mask must have the shape"),
+])
+def test_rank_builder_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_errors_do_not_modify_inputs():
+    neg = np.array([[0.3, np.nan], [0.1, 0.2]])
+    pos = np.array([0.2, 0.1])
+    neg.flags.writeable = False
+    pos.flags.writeable = False
+    with pytest.raises(ValueError):
+        rw.rank_positive(pos, neg)
+    np.testing.assert_array_equal(neg, [[0.3, np.nan], [0.1, 0.2]])
+    np.testing.assert_array_equal(pos, [0.2, 0.1])
