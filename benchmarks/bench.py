@@ -20,6 +20,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -162,6 +163,91 @@ def bench_link_prediction(args, cpus):
     _table(rows, timings[reference][1], timings[yardstick][1])
 
 
+TREC_MEASURES = ["map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"]
+PYTREC_MEASURES = {"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"}
+
+
+def make_trec_files(directory, n_queries, n_docs, seed):
+    """A qrels (~60 judged per query, graded 0-3, a fifth never retrieved) and a run file.
+
+    Scores are multiples of 1/1024, exact in float32, so pytrec_eval (which stores
+    scores as float32) orders documents as trec_eval does; about 10 share each value.
+    """
+    rng = np.random.default_rng(seed)
+    qrels_lines, run_lines = [], []
+    for q in range(n_queries):
+        docs = rng.choice(50 * n_docs, n_docs + 12, replace=False)
+        judged = np.concatenate([docs[:48], docs[n_docs:n_docs + 12]])
+        labels = rng.choice([0, 0, 0, 1, 1, 2, 3], judged.shape[0])
+        qrels_lines.append("\n".join(f"q{q} 0 d{d} {y}" for d, y in zip(judged, labels, strict=True)))
+        scores = (rng.integers(0, 100, n_docs) / 1024).tolist()
+        run_lines.append("\n".join(f"q{q} Q0 d{d} {r} {s!r} bench"
+                                    for r, (d, s) in enumerate(zip(docs[:n_docs], scores, strict=True), 1)))
+    qrels_path, run_path = Path(directory) / "bench.qrels", Path(directory) / "bench.run"
+    qrels_path.write_text("\n".join(qrels_lines) + "\n")
+    run_path.write_text("\n".join(run_lines) + "\n")
+    return qrels_path, run_path
+
+
+def bench_trec(args, cpus):
+    """TREC files: read + trec_eval, rankwise against pytrec_eval (and ranx, ir_measures if installed)."""
+    with tempfile.TemporaryDirectory() as directory:
+        qrels_path, run_path = make_trec_files(directory, args.trec_queries, args.trec_docs, args.seed)
+        print(f"\n== trec: {args.trec_queries:,} queries x {args.trec_docs:,} documents "
+              f"({run_path.stat().st_size / 2**20:.0f} MiB run file), ~60 judged per query; "
+              f"{', '.join(TREC_MEASURES)}")
+        rows = []
+        qrels, run = rw.Qrels.read(qrels_path), rw.Run.read(run_path)
+        qrels_dict, run_dict = qrels.to_dict(), run.to_dict()
+        for threads in (1, cpus):
+            res, first, median = timed(lambda t=threads: rw.trec_eval(qrels, run, TREC_MEASURES, n_threads=t),
+                                       args.repeats)
+            rows.append((f"rankwise trec_eval (compute), {_threads(threads)}", first, median))
+        _, first, median = timed(lambda: rw.trec_eval(rw.Qrels.read(qrels_path), rw.Run.read(run_path),
+                                                      TREC_MEASURES), max(1, args.repeats // 2))
+        rows.append((f"rankwise read files + trec_eval, {_threads(cpus)}", first, median))
+        def from_dicts():
+            return rw.trec_eval(rw.Qrels.from_dict(qrels_dict), rw.Run.from_dict(run_dict), TREC_MEASURES)
+
+        _, first, median = timed(from_dicts, max(1, args.repeats // 2))
+        rows.append((f"rankwise from dicts + trec_eval, {_threads(cpus)}", first, median))
+        _, first, median = timed(lambda: rw.Run.read(run_path), max(1, args.repeats // 2))
+        rows.append(("rankwise Run.read alone", first, median))
+        baseline = _bench_pytrec(qrels_path, run_path, qrels_dict, run_dict, res, rows, args)
+    _table(rows, baseline if baseline else rows[0][2])
+
+
+def _bench_pytrec(qrels_path, run_path, qrels_dict, run_dict, res, rows, args):
+    try:
+        import pytrec_eval
+    except ImportError:
+        print("pytrec_eval not installed (pip install pytrec-eval-terrier): no comparison")
+        return None
+    names = ["map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank"]
+
+    judgements = {q: {d: int(v) for d, v in docs.items()} for q, docs in qrels_dict.items()}
+
+    def compute():
+        return pytrec_eval.RelevanceEvaluator(judgements, PYTREC_MEASURES).evaluate(run_dict)
+
+    def from_files():
+        with open(qrels_path) as f:
+            judged = pytrec_eval.parse_qrel(f)
+        with open(run_path) as f:
+            ranked = pytrec_eval.parse_run(f)
+        return pytrec_eval.RelevanceEvaluator(judged, PYTREC_MEASURES).evaluate(ranked)
+
+    values, first, median = timed(compute, max(1, args.repeats // 2))
+    for column in names:
+        theirs = np.array([values[q][column] for q in res.query_ids])
+        np.testing.assert_allclose(res[column], theirs, rtol=1e-12, atol=1e-15)
+    print("values: rankwise and pytrec_eval agree on every query and measure (rtol 1e-12)\n")
+    rows.insert(0, ("pytrec_eval evaluate (compute, reference)", first, median))
+    _, first, median = timed(from_files, max(1, args.repeats // 2))
+    rows.insert(1, ("pytrec_eval parse files + evaluate", first, median))
+    return rows[0][2]
+
+
 def _threads(n):
     return f"{n} thread{'s' if n > 1 else ''}"
 
@@ -181,12 +267,14 @@ def _table(rows, baseline, yardstick=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workload", choices=("all", "influence", "link-prediction"), default="all")
+    parser.add_argument("--workload", choices=("all", "influence", "link-prediction", "trec"), default="all")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--candidates", type=int, default=50_000)
     parser.add_argument("--relevant", type=float, default=17)
     parser.add_argument("--lp-queries", type=int, default=100_000)
     parser.add_argument("--lp-candidates", type=int, default=1_000)
+    parser.add_argument("--trec-queries", type=int, default=10_000)
+    parser.add_argument("--trec-docs", type=int, default=1_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -198,6 +286,8 @@ def main(argv=None):
         bench_influence(args, cpus)
     if args.workload in ("all", "link-prediction"):
         bench_link_prediction(args, cpus)
+    if args.workload in ("all", "trec"):
+        bench_trec(args, cpus)
 
 
 if __name__ == "__main__":

@@ -60,3 +60,25 @@ def test_bundled_data_is_what_the_generator_writes(tmp_path):
     subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "demo.tsv")], check=True)
     from importlib.resources import files
     assert (tmp_path / "demo.tsv").read_bytes() == files("rankwise").joinpath("data", "demo.tsv").read_bytes()
+
+
+TREC_SCRIPT = SCRIPT.parent / "make_trec_example.py"
+
+
+@pytest.mark.skipif(not TREC_SCRIPT.exists(), reason="scripts/ is only in a source checkout")
+def test_bundled_trec_example_is_what_the_generator_writes(tmp_path):
+    subprocess.run([sys.executable, str(TREC_SCRIPT), str(tmp_path)], check=True)
+    from importlib.resources import files
+    for name in ("example.qrels", "example.run"):
+        assert (tmp_path / name).read_bytes() == files("rankwise").joinpath("data", name).read_bytes()
+
+
+def test_eval_example_is_the_trec_eval_of_the_bundled_files(capsys):
+    assert main(["eval", "--example", "-m", "map", "-m", "P.5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    from rankwise.trec import read_example
+    res = rw.trec_eval(*read_example(), ["map", "P.5"])
+    assert lines == [f"map                   \tall\t{res.mean()['map']:.4f}",
+                     f"P_5                   \tall\t{res.mean()['P_5']:.4f}"]
+    # A topic only in the qrels and one only in the run are both left out.
+    assert len(res.query_ids) == 10 and "411" not in res.query_ids and "412" not in res.query_ids

@@ -22,6 +22,7 @@ from .evaluate import (
     reciprocal_rank,
 )
 from .ranks import RankBuilder, Ranks, rank_positive
+from .trec import Qrels, Run, TrecResults, trec_eval
 
 try:
     __version__ = version("rankwise")
@@ -29,9 +30,12 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
     __version__ = "0+unknown"
 
 __all__ = [
+    "Qrels",
     "RankBuilder",
     "Ranks",
     "Results",
+    "Run",
+    "TrecResults",
     "average_precision",
     "dcg",
     "err",
@@ -45,5 +49,6 @@ __all__ = [
     "rbp",
     "recall",
     "reciprocal_rank",
+    "trec_eval",
     "__version__",
 ]

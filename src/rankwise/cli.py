@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import json
 import os
 import sys
 
 from . import __version__
 from ._demo import DEMO_METRICS, demo_report
+from .trec import Qrels, Run, read_example, trec_eval
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -18,20 +22,80 @@ def _parser() -> argparse.ArgumentParser:
                                            "and print one column per tie policy.")
     demo.add_argument("-m", "--metric", action="append", dest="metrics", metavar="NAME",
                       help=f"metric to show (repeatable); default: {' '.join(DEMO_METRICS)}")
+    _eval_parser(commands)
     return parser
+
+
+def _eval_parser(commands) -> None:
+    evaluate = commands.add_parser(
+        "eval", help="evaluate a TREC run against qrels, as trec_eval does",
+        description="Evaluate a TREC run file against a qrels file with trec_eval 10.0's measures; "
+                    "the default output is trec_eval's layout.")
+    evaluate.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); .gz is read too")
+    evaluate.add_argument("run", nargs="?", help="run file (qid Q0 docno rank score runid)")
+    evaluate.add_argument("--example", action="store_true",
+                          help="evaluate the bundled example qrels and run instead of files")
+    evaluate.add_argument("-m", action="append", dest="measures", metavar="MEASURE",
+                          help="trec_eval measure, e.g. map, P.5,10, ndcg_cut.10, all_trec (repeatable; "
+                               "default: official)")
+    evaluate.add_argument("-q", action="store_true", dest="per_query", help="also print every query")
+    evaluate.add_argument("-c", action="store_true", dest="complete",
+                          help="average over all qrels queries; queries missing from the run score 0")
+    evaluate.add_argument("-l", type=float, default=1, dest="level", metavar="LEVEL",
+                          help="relevance level: labels >= LEVEL are relevant (default 1)")
+    evaluate.add_argument("-M", type=int, default=None, dest="depth", metavar="DEPTH",
+                          help="evaluate only the top DEPTH documents of each query")
+    evaluate.add_argument("--ties", default="trec",
+                          choices=("trec", "expected", "optimistic", "pessimistic", "stable"),
+                          help="tie policy (default trec: document id descending, as trec_eval)")
+    evaluate.add_argument("--format", default="trec", choices=("trec", "json", "csv"), dest="output",
+                          help="output layout (default trec: trec_eval's)")
+
+
+def _eval_report(args) -> str:
+    if args.example:
+        if args.qrels or args.run:
+            raise ValueError("pass QRELS and RUN, or --example, not both")
+        qrels, run = read_example()
+    elif not (args.qrels and args.run):
+        raise ValueError("eval needs QRELS and RUN files (or --example)")
+    else:
+        qrels, run = Qrels.read(args.qrels), Run.read(args.run)
+    res = trec_eval(qrels, run, args.measures or ["official"], complete=args.complete,
+                    relevance_level=args.level, depth=args.depth, ties=args.ties)
+    if args.output == "trec":
+        return res.format(per_query=args.per_query)
+    if args.output == "json":
+        report = {"run": res.run_name, "num_q": len(res.query_ids), "all": res.mean()}
+        if args.per_query:
+            report["per_query"] = {q: {name: float(res[name][i]) for name in res.names}
+                                   for i, q in enumerate(res.query_ids)}
+        return json.dumps(report, indent=2)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["query_id", *res.names])
+    if args.per_query:
+        for i, q in enumerate(res.query_ids):
+            writer.writerow([q, *(repr(float(res[name][i])) for name in res.names)])
+    writer.writerow(["all", *res.mean().values()])
+    return buffer.getvalue().rstrip("\n")
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
-        print(demo_report(tuple(args.metrics) if args.metrics else DEMO_METRICS), flush=True)
-    except (TypeError, ValueError) as error:
-        print(f"rankwise {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        if args.command == "eval":
+            report = _eval_report(args)
+        else:
+            report = demo_report(tuple(args.metrics) if args.metrics else DEMO_METRICS)
+        print(report, flush=True)
     except BrokenPipeError:
         # The reader (e.g. `| head`) left early; silence the flush at interpreter exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except (OSError, TypeError, ValueError) as error:
+        print(f"rankwise {args.command}: error: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -1,0 +1,58 @@
+import enum
+
+import numpy as np
+import numpy.typing as npt
+
+class LineErrorKind(enum.IntEnum):
+    TOO_FEW = 1
+    TOO_MANY = 2
+    NOT_NUMBER = 3
+    NOT_FINITE = 4
+
+class LineError(ValueError): ...
+
+def intern(
+    data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]]: ...
+def lookup(
+    data: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    other_data: npt.NDArray[np.uint8],
+    other_offsets: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]: ...
+def parse_numbers(
+    data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]: ...
+def parse_lines(
+    buf: bytes | npt.NDArray[np.uint8], run: bool
+) -> tuple[
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    int,
+    int,
+]: ...
+def first_invalid_utf8(data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> int: ...
+def first_duplicate(
+    query_codes: npt.NDArray[np.int64], doc_codes: npt.NDArray[np.int64], n_queries: int, n_docs: int
+) -> tuple[int, int]: ...
+def occurrence_ranks(codes: npt.NDArray[np.int64], n_codes: int) -> npt.NDArray[np.int64]: ...
+def byte_ranks(data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]: ...
+def format_rows(
+    query_data: npt.NDArray[np.uint8],
+    query_offsets: npt.NDArray[np.int64],
+    query_codes: npt.NDArray[np.int64],
+    doc_data: npt.NDArray[np.uint8],
+    doc_offsets: npt.NDArray[np.int64],
+    doc_codes: npt.NDArray[np.int64],
+    values: npt.NDArray[np.float64],
+    ranks: npt.NDArray[np.int64],
+    name: bytes,
+    start: int,
+    stop: int,
+) -> bytes: ...

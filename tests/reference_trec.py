@@ -1,0 +1,535 @@
+"""A plain, slow, independent pure-Python model of trec_eval 10.0 (stdlib only).
+
+Written from a reading of trec_eval's C sources (form_res_rels.c and the m_*.c measure
+files), not from rankwise: qrels and runs are ``{qid: {docno: value}}`` dicts, each
+query is ranked, turned into a list of relevance values and measured one measure at a
+time, with loops that follow the definitions as trec_eval states them.
+
+Conventions (trec_eval's):
+- ranking: score descending, ties by docno descending compared byte-wise; ``depth``
+  (``-M``) keeps the top ``depth`` documents after that sort;
+- a retrieved document absent from the query's qrels has relevance NONPOOL (-1); one
+  judged with a negative value is UNJUDGED (-2, "in the pool, not judged");
+- R (num_rel) counts judged documents with relevance >= level; the per-level counts
+  used by nDCG and bpref count every judged document with relevance >= 0, retrieved or
+  not;
+- without ``complete`` the evaluated queries are those in both qrels and run; with it,
+  every qrels query, and those the run lacks score 0 (num_rel keeps its value);
+- summary: arithmetic mean over evaluated queries, sums for the num_* counts, geometric
+  mean with a 1e-5 floor for gm_map and gm_bpref.
+
+Where trec_eval 10.0 and 9.x differ, this follows 10.0: iprec_at_recall and 11pt_avg
+turn a recall fraction p into a count of relevant documents with lround(p * R)
+(9.x: (long)(p * R + 0.9)); Rprec_mult keeps (long)(p * R + 0.9) in both.
+
+Where trec_eval's behaviour is undefined or accidental, this model takes the plain
+reading: nDCG's ideal ordering sorts gains truly (trec_eval's comparator truncates gain
+differences to int), and a query whose judgements are all negative has no levels.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+NONPOOL = -1
+UNJUDGED = -2
+MIN_GEO_MEAN = 1e-5
+INFAP_EPSILON = 1e-5
+
+# trec_eval's measure table (measures.c), supported measures only, in print order.
+TABLE = [
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
+    "11pt_avg", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
+]
+UNSUPPORTED = ["relstring", "binG", "G", "ndcg_rel", "Rndcg", "rbp", "rbp_resid", "unj", "dcg", "ideal_dcg"]
+
+NICKNAMES = {
+    "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"],
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"],
+    "all_trec": list(TABLE),
+}
+
+_LONG_CUTS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+_RECALL_POINTS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+# Parameter kinds: "none"; "long" cutoffs (one printed value each, name_%ld);
+# "double" cutoffs (one value each, name_%3.2f); "params" (one value, name_<raw text>);
+# "pairs" (nDCG gains, one value, name_<raw text>).
+KIND = {
+    "iprec_at_recall": ("double", _RECALL_POINTS),
+    "P": ("long", _LONG_CUTS), "recall": ("long", _LONG_CUTS), "ndcg_cut": ("long", _LONG_CUTS),
+    "map_cut": ("long", _LONG_CUTS), "relative_P": ("long", _LONG_CUTS), "success": ("long", [1, 5, 10]),
+    "Rprec_mult": ("double", [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]),
+    "utility": ("params", [1.0, -1.0, 0.0, 0.0]), "11pt_avg": ("params", _RECALL_POINTS),
+    "set_F": ("params", [1.0]), "ndcg": ("pairs", []),
+}
+COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+GEOMETRIC = {"gm_map", "gm_bpref"}
+
+
+@dataclass(frozen=True)
+class Spec:
+    root: str
+    name: str
+    value: object = None       # the cutoff (long/double) or the parameter list / gain pairs
+
+
+def _c_atol(text: str) -> int:
+    """C's atol: optional sign, then leading digits; anything else stops it."""
+    text = text.strip()
+    sign, i = 1, 0
+    if text[:1] in "+-":
+        sign, i = (-1 if text[0] == "-" else 1), 1
+    digits = ""
+    while i < len(text) and text[i].isdigit():
+        digits += text[i]
+        i += 1
+    return sign * int(digits or "0")
+
+
+def _expand(root: str, raw: str | None) -> list[Spec]:
+    kind, default = KIND.get(root, ("none", None))
+    if kind == "none":
+        if raw is not None:
+            raise ValueError(f"{root} takes no parameters")
+        return [Spec(root, root)]
+    if kind == "long":
+        cuts = sorted(_c_atol(p) for p in raw.split(",")) if raw is not None else list(default)
+        return [Spec(root, f"{root}_{k}", k) for k in cuts]
+    if kind == "double":
+        cuts = sorted(float(p) for p in raw.split(",")) if raw is not None else list(default)
+        return [Spec(root, f"{root}_{c:3.2f}", c) for c in cuts]
+    if kind == "params":
+        values = [float(p) for p in raw.split(",")] if raw is not None else list(default)
+        return [Spec(root, root if raw is None else f"{root}_{raw}", tuple(values))]
+    pairs = []
+    if raw is not None:
+        for part in raw.split(","):
+            level, gain = part.split("=")
+            pairs.append((int(level), float(gain)))
+    return [Spec(root, root if raw is None else f"{root}_{raw}", tuple(pairs))]
+
+
+def parse(measures) -> list[Spec]:
+    """trec_eval measure names (``P.5,10``, ``P_10``, ``ndcg.1=3``, nicknames) -> specs, print order."""
+    if isinstance(measures, str):
+        measures = [measures]
+    out: dict[str, Spec] = {}
+    for text in measures:
+        if text in NICKNAMES:
+            specs = [s for root in NICKNAMES[text] for s in _expand(root, None)]
+        elif text in TABLE:
+            specs = _expand(text, None)
+        else:
+            root = next((r for r in sorted(TABLE, key=len, reverse=True)
+                         if text.startswith(r + ".") or (text.startswith(r + "_") and KIND.get(r, ("",))[0] == "long")),
+                        None)
+            if root is None:
+                raise ValueError(f"unknown measure {text!r}")
+            specs = _expand(root, text[len(root) + 1:])
+        for s in specs:
+            out.setdefault(s.name, s)
+    position = {root: i for i, root in enumerate(TABLE)}
+
+    def key(s: Spec):
+        v = s.value if isinstance(s.value, (int, float)) else 0
+        return (position[s.root], v)
+
+    return sorted(out.values(), key=key)
+
+
+# --------------------------------------------------------------------------- ranking
+
+def _docno_key(doc: str) -> bytes:
+    return doc.encode("utf-8")
+
+
+def rank(run_q: dict, qrels_q: dict, ties: str = "trec") -> list:
+    """Docnos of one query in evaluation order under a tie policy (not "expected")."""
+    docs = list(run_q)
+    position = {d: i for i, d in enumerate(docs)}
+
+    def label(d):
+        v = qrels_q.get(d)
+        return 0 if v is None or v < 0 else v
+
+    def compare(a, b):
+        sa, sb = run_q[a], run_q[b]
+        if sa != sb:
+            return -1 if sa > sb else 1
+        if ties == "stable":
+            return position[a] - position[b]
+        if ties in ("optimistic", "pessimistic"):
+            la, lb = label(a), label(b)
+            if la != lb:
+                higher_first = -1 if la > lb else 1
+                return higher_first if ties == "optimistic" else -higher_first
+        elif ties != "trec":
+            raise ValueError(ties)
+        ka, kb = _docno_key(a), _docno_key(b)
+        return -1 if ka > kb else (1 if ka < kb else 0)
+
+    return sorted(docs, key=functools.cmp_to_key(compare))
+
+
+def relevance_list(ranking: list, qrels_q: dict) -> list:
+    out = []
+    for d in ranking:
+        if d not in qrels_q:
+            out.append(NONPOOL)
+        elif qrels_q[d] < 0:
+            out.append(UNJUDGED)
+        else:
+            out.append(qrels_q[d])
+    return out
+
+
+# --------------------------------------------------------------------------- measures
+
+@dataclass
+class Query:
+    """One query's retrieved relevance values (already cut at depth) and its judgements."""
+    rels: list
+    judged: dict                   # docno -> relevance, the query's qrels (may be empty)
+    level: int = 1
+    levels: dict = field(init=False)   # relevance value (>= 0) -> number of judged docs
+    num_rel: int = field(init=False)
+
+    def __post_init__(self):
+        self.levels = {}
+        for v in self.judged.values():
+            if v >= 0:
+                self.levels[v] = self.levels.get(v, 0) + 1
+        self.num_rel = sum(n for v, n in self.levels.items() if v >= self.level)
+        self._prefix = [0]                 # _prefix[k]: relevant documents in the top k
+        for r in self.rels:
+            self._prefix.append(self._prefix[-1] + (1 if self.is_rel(r) else 0))
+
+    def is_rel(self, r) -> bool:
+        return r >= 0 and r >= self.level
+
+    def rel_in_top(self, k: int) -> int:
+        return self._prefix[min(k, len(self.rels))]
+
+    @property
+    def num_ret(self) -> int:
+        return len(self.rels)
+
+    @property
+    def num_rel_ret(self) -> int:
+        return self.rel_in_top(len(self.rels))
+
+
+def _lround(x: float) -> int:
+    """C's lround for x >= 0: halves go away from zero."""
+    f = math.floor(x)
+    return int(f) + 1 if x - f >= 0.5 else int(f)
+
+
+def ap(q: Query, cut=None) -> float:
+    if q.num_rel == 0:
+        return 0.0
+    total, found = 0.0, 0
+    for i, r in enumerate(q.rels[:cut] if cut is not None else q.rels):
+        if q.is_rel(r):
+            found += 1
+            total += found / (i + 1)
+    return total / q.num_rel
+
+
+def precision_at(q: Query, k: int) -> float:
+    return q.rel_in_top(k) / k
+
+
+def iprec(q: Query, p: float) -> float:
+    """Interpolated precision at recall fraction p: the best precision at or after the rank
+    where the lround(p * R)-th relevant document is retrieved (recall 0: after the first)."""
+    need = _lround(p * q.num_rel)
+    if need > q.num_rel_ret or q.num_rel_ret == 0:
+        return 0.0
+    need = max(need, 1)
+    found, start = 0, None
+    for i, r in enumerate(q.rels):
+        if q.is_rel(r):
+            found += 1
+            if found == need:
+                start = i + 1
+                break
+    return max(q.rel_in_top(k) / k for k in range(start, q.num_ret + 1))
+
+
+def bpref(q: Query) -> float:
+    if q.num_rel == 0:
+        return 0.0
+    num_nonrel = sum(n for v, n in q.levels.items() if v < q.level)
+    total, nonrel_above = 0.0, 0
+    for r in q.rels:
+        if r < 0:
+            continue                         # not in the pool, or pooled but unjudged
+        if q.is_rel(r):
+            if nonrel_above == 0:
+                total += 1.0
+            else:
+                total += 1.0 - min(nonrel_above, q.num_rel) / min(num_nonrel, q.num_rel)
+        else:
+            nonrel_above += 1
+    return total / q.num_rel
+
+
+def inf_ap(q: Query) -> float:
+    if q.num_rel == 0:
+        return 0.0
+    total = 0.0
+    rel_above = nonrel_above = unjudged_above = 0
+    for j, r in enumerate(q.rels):
+        if r == NONPOOL:
+            continue
+        if r == UNJUDGED:
+            unjudged_above += 1
+            continue
+        if not q.is_rel(r):
+            nonrel_above += 1
+            continue
+        if j == 0:
+            total += 1.0
+        else:
+            # j documents above; of them rel_above + nonrel_above + unjudged_above are in the
+            # pool; the judged share is estimated relevant at (rel + eps) / (rel + nonrel + 2 eps).
+            in_pool = rel_above + nonrel_above + unjudged_above
+            judged_rate = (rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON)
+            total += 1.0 / (j + 1) + (j / (j + 1)) * (in_pool / j) * judged_rate
+        rel_above += 1
+    return total / q.num_rel
+
+
+def rprec_mult(q: Query, p: float) -> float:
+    k = int(p * q.num_rel + 0.9)
+    if k <= 0:
+        return 0.0
+    return q.rel_in_top(k) / k
+
+
+def _gain_of(spec_pairs: tuple):
+    custom = dict(spec_pairs)
+    return lambda r: custom.get(r, float(r)) if r >= 0 else 0.0
+
+
+def ndcg(q: Query, pairs: tuple) -> float:
+    gain = _gain_of(pairs)
+    dcg = 0.0
+    for i, r in enumerate(q.rels):
+        g = gain(r)
+        if g != 0:
+            dcg += g / math.log2(i + 2)
+    ideal_gains = sorted((gain(v) for v, n in q.levels.items() for _ in range(n)), reverse=True)
+    ideal = 0.0
+    for i, g in enumerate(x for x in ideal_gains if x > 0):
+        ideal += g / math.log2(i + 2)
+    return dcg / ideal if ideal > 0 else 0.0
+
+
+def ndcg_cut(q: Query, k: int) -> float:
+    dcg = 0.0
+    for i, r in enumerate(q.rels[:k]):
+        if r > 0:
+            dcg += r / math.log2(i + 2)
+    ideal_gains = sorted((v for v, n in q.levels.items() if v > 0 for _ in range(n)), reverse=True)[:k]
+    ideal = 0.0
+    for i, g in enumerate(ideal_gains):
+        ideal += g / math.log2(i + 2)
+    return dcg / ideal if ideal > 0 else 0.0
+
+
+def value(spec: Spec, q: Query) -> float:
+    """One measure on one query with at least one retrieved document."""
+    root, a = spec.root, spec.value
+    R, ret, hit = q.num_rel, q.num_ret, q.num_rel_ret
+    if root == "num_ret":
+        return float(ret)
+    if root == "num_rel":
+        return float(R)
+    if root == "num_rel_ret":
+        return float(hit)
+    if root in ("map", "gm_map"):
+        return ap(q)
+    if root == "Rprec":
+        k = min(ret, R)
+        return q.rel_in_top(k) / R if k else 0.0
+    if root in ("bpref", "gm_bpref"):
+        return bpref(q)
+    if root == "recip_rank":
+        return next((1.0 / (i + 1) for i, r in enumerate(q.rels) if q.is_rel(r)), 0.0)
+    if root == "iprec_at_recall":
+        return iprec(q, a)
+    if root == "P":
+        return precision_at(q, a)
+    if root == "recall":
+        return q.rel_in_top(a) / R if R else 0.0
+    if root == "infAP":
+        return inf_ap(q)
+    if root == "Rprec_mult":
+        return rprec_mult(q, a)
+    if root == "utility":
+        c_rel_ret, c_nonrel_ret, c_rel_missed, c_rest = a
+        # the fourth term uses the collection size, 0 unless trec_eval gets -N
+        return (c_rel_ret * hit + c_nonrel_ret * (ret - hit) + c_rel_missed * (R - hit)
+                + c_rest * (0 + hit - ret - R))
+    if root == "11pt_avg":
+        return sum(iprec(q, p) for p in sorted(a)) / len(a)
+    if root == "ndcg":
+        return ndcg(q, a)
+    if root == "ndcg_cut":
+        return ndcg_cut(q, a)
+    if root == "map_cut":
+        return ap(q, a)
+    if root == "relative_P":
+        return q.rel_in_top(a) / min(a, R) if R else 0.0
+    if root == "success":
+        return 1.0 if q.rel_in_top(a) else 0.0
+    if root == "set_P":
+        return hit / ret if ret else 0.0
+    if root == "set_relative_P":
+        return hit / min(ret, R) if ret and R else 0.0
+    if root == "set_recall":
+        return hit / R if R else 0.0
+    if root == "set_map":
+        return hit * hit / (ret * R) if ret and R else 0.0
+    if root == "set_F":
+        if not hit:
+            return 0.0
+        x = a[0]
+        precision, recall = hit / ret, hit / R
+        return (x + 1.0) * precision * recall / (x * precision + recall)
+    if root == "num_nonrel_judged_ret":
+        return float(sum(1 for r in q.rels if r >= 0 and not q.is_rel(r)))
+    raise ValueError(root)
+
+
+def query_values(rels: list, judged: dict, specs, level: int = 1) -> dict:
+    """name -> value for one query given its (cut) relevance list; empty list = missing query."""
+    q = Query(list(rels), judged, level)
+    out = {}
+    for s in specs:
+        if s.root in ("runid", "num_q"):
+            continue
+        if not rels:
+            out[s.name] = float(q.num_rel) if s.root == "num_rel" else 0.0
+        else:
+            out[s.name] = value(s, q)
+    return out
+
+
+# --------------------------------------------------------------------------- evaluation
+
+@dataclass
+class Result:
+    names: list            # printed names (no runid / num_q), print order
+    specs: list
+    query_ids: list        # byte order
+    per_query: dict        # qid -> name -> value (gm_*: the per-query AP / bpref)
+    summary: dict          # name -> value (counts as int)
+    num_q: int
+
+
+def summarize(specs, per_query: dict) -> dict:
+    n = len(per_query)
+    out = {}
+    for s in specs:
+        if s.root in ("runid", "num_q"):
+            continue
+        column = [per_query[q][s.name] for q in per_query]
+        if s.root in COUNTS:
+            # an int, except for the fractional expected counts of ties="expected" with a depth
+            total = math.fsum(column)
+            out[s.name] = int(total) if total == int(total) else total
+        elif not n:
+            out[s.name] = 0.0
+        elif s.root in GEOMETRIC:
+            out[s.name] = math.exp(sum(math.log(max(v, MIN_GEO_MEAN)) for v in column) / n)
+        else:
+            out[s.name] = sum(column) / n
+    return out
+
+
+def evaluate(qrels: dict, run: dict, measures=("official",), *, complete=False, relevance_level=1,
+             depth=None, ties="trec") -> Result:
+    specs = parse(measures)
+    if complete:
+        qids = list(qrels)
+    else:
+        qids = [q for q in qrels if q in run]
+    per_query = {}
+    for qid in sorted(qids, key=_docno_key):
+        judged = qrels[qid]
+        run_q = run.get(qid, {})
+        rels = relevance_list(rank(run_q, judged, ties), judged)
+        if depth is not None:
+            rels = rels[:depth]
+        per_query[qid] = query_values(rels, judged, specs, relevance_level)
+    names = [s.name for s in specs if s.root not in ("runid", "num_q")]
+    return Result(names, specs, list(per_query), per_query, summarize(specs, per_query), len(per_query))
+
+
+def format_line(name: str, qid: str, value, count: bool) -> str:
+    text = str(int(value)) if count else f"{value:.4f}"
+    return f"{name:<22}\t{qid}\t{text}"
+
+
+# --------------------------------------------------------------------------- random cases
+
+# Ids whose byte order differs from numeric order ("9" > "10"), case, non-ASCII (UTF-8 byte
+# order), and strings that look like numbers.
+DOC_POOL = ["9", "10", "100", "1", "09", "1e3", "3.0", "3", "-5", "a", "B", "b", "Z", "zz", "doc-1", "doc-10",
+            "doc_2", "e", "\u00e9", "\u00df", "\u65e5\u672c", "\u65e5", "x\u00e9", "\u03a9", "d#1", "D1"]
+QID_POOL = ["1", "2", "10", "9", "301", "3", "q\u00e9", "Q", "\u00fc", "t-7"]
+
+
+def random_case(rng, *, n_queries=8, max_docs=14, score_values=None, all_negative=False,
+                max_label=3):
+    """Random qrels and run: graded labels with some negative (pooled, unjudged), heavy score
+    ties, unretrieved relevant documents, queries with no relevant document, one-document
+    queries, and queries only in the run or only in the qrels.
+
+    ``score_values``: a callable rng -> score (default: a float rounded to 1 or 2 decimals).
+    ``all_negative``: allow a qrels query whose judgements are all negative.
+    """
+    if score_values is None:
+        def score_values(r):
+            if r.random() < 0.7:
+                return round(r.uniform(0.0, 1.0), 1)      # 11 values: heavy ties
+            return round(r.uniform(-1.0, 1.0), 2)
+    qids = rng.sample(QID_POOL, min(n_queries, len(QID_POOL)))
+    kinds = ["both", "both"] + [rng.choice(["both", "both", "both", "qrels", "run"]) for _ in qids[2:]]
+    labels = [0] * 4 + [1] * 3 + [2] * 2 + [3] + [-1]
+    labels = [v for v in labels if v <= max_label]
+    qrels, run = {}, {}
+    for qid, kind in zip(qids, kinds, strict=True):
+        if kind in ("both", "qrels"):
+            judged = rng.sample(DOC_POOL, rng.choice([1, 2, rng.randint(1, 12), rng.randint(3, 20)]))
+            style = rng.random()
+            if style < 0.15:
+                pick = [0, 0, -1]                     # no relevant document
+            elif style < 0.2 and all_negative:
+                pick = [-1]                           # nothing judged
+            else:
+                pick = labels
+            qrels[qid] = {d: rng.choice(pick) for d in judged}
+            if all(v < 0 for v in qrels[qid].values()) and not (all_negative and style < 0.2):
+                qrels[qid][judged[0]] = 0
+        if kind in ("both", "run"):
+            n = rng.choice([1, 2, rng.randint(1, max_docs), rng.randint(1, max_docs)])
+            judged = list(qrels.get(qid, {}))
+            docs = rng.sample(judged, rng.randint(0, min(n, len(judged)))) + rng.sample(DOC_POOL, n)
+            docs = list(dict.fromkeys(docs))[:n]
+            if len(docs) >= 2 and rng.random() < 0.35:
+                # "9" and "10" tied: byte order ("9" first) is not numeric order
+                docs = ["9", "10"] + [d for d in docs if d not in ("9", "10")][:len(docs) - 2]
+            rng.shuffle(docs)
+            run[qid] = {d: score_values(rng) for d in docs}
+            if "9" in run[qid] and "10" in run[qid]:
+                run[qid]["9"] = run[qid]["10"]
+    return qrels, run
