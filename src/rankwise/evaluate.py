@@ -38,13 +38,15 @@ def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_le
     cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
     flags = np.array([s.gain == "exponential" or s.graded for s in unique], dtype=np.uint8)
     params = np.array([s.p for s in unique], dtype=np.float64)
+    # Every metric stops at a cutoff: the kernel tracks only items that can reach it.
+    top_k = int(cutoffs.max()) if all(s.k is not None for s in unique) else 0
     n_queries = batch.indptr.shape[0] - 1
     values = np.empty((n_queries, len(unique)), dtype=np.float64)
     n_relevant = np.empty(n_queries, dtype=np.int64)
 
     def task(q_start, q_stop):
         evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key, batch.shared_scores,
-                       kinds, cutoffs, flags, params, ties_code, level, grade, q_start, q_stop,
+                       kinds, cutoffs, flags, params, ties_code, level, grade, top_k, q_start, q_stop,
                        values, n_relevant)
 
     run_over_queries(task, batch.indptr, threads)

@@ -36,6 +36,7 @@ def evaluate_range(
     ties: int,
     level: float,
     max_grade: float,
+    top_k: int,
     q_start: int,
     q_stop: int,
     out: npt.NDArray[np.float64],

@@ -6,13 +6,18 @@ collected and sorted (t log t), then one pass over all n scores counts, for each
 distinct tracked score, the items ranked above it and tied with it (n log d). Those
 counts give exact positions under the deterministic policies and the tie groups of
 the McSherry-Najork expectation under ``EXPECTED``.
+
+When every metric of the call stops at a cutoff (at most K), an item scoring below the
+K-th best score cannot reach the top K under any tie policy, so only items at or above
+that threshold are tracked, and the ideal ranking keeps only the K largest labels; R
+still counts every relevant item.
 """
 from libc.math cimport exp2, log2, pow
 from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
-from ._sort cimport Item, same_flag, same_rank, sort_items
+from ._sort cimport Item, ranks_above, same_flag, same_rank, sort_items
 from ._typedefs cimport label_t, score_t
 
 
@@ -49,6 +54,9 @@ cdef struct Workspace:
     int64_t* hist           # 4 x (d + 1) counters of count_ranks
     int64_t* tied           # items (tracked or not) tied with each group
     double* esm             # scratch for expected ERR: elementary symmetric means
+    Py_ssize_t near_cap
+    double* near_scores     # top-k path: every item at or above the k-th best score,
+    int64_t* near_keys      # and its tie key (its index when the policy has no keys)
 
 
 cdef struct Query:
@@ -57,6 +65,14 @@ cdef struct Query:
     Py_ssize_t d            # tie groups holding tracked items
     int64_t n_rel           # R: items with label >= level
     bint ideal_ready
+    Py_ssize_t n_ideal      # labels in ws.ideal once ideal_ready
+    Py_ssize_t n_near       # top-k path: items at or above the k-th best score
+
+
+cdef struct TopK:
+    # The top-k fast path: k > 0 when every metric stops at a cutoff <= k.
+    Py_ssize_t k
+    double* heap            # k scores, then k labels: two min-heaps
 
 
 cdef struct Params:
@@ -92,7 +108,21 @@ cdef int reserve(Workspace* ws, Py_ssize_t n) noexcept nogil:
     return 0
 
 
+cdef int reserve_near(Workspace* ws, Py_ssize_t n) noexcept nogil:
+    cdef size_t cap
+    if n <= ws.near_cap:
+        return 0
+    cap = <size_t> max(n, 2 * ws.near_cap, 64)
+    if (grow(<void**> &ws.near_scores, cap * sizeof(double))
+            or grow(<void**> &ws.near_keys, cap * sizeof(int64_t))):
+        return -1
+    ws.near_cap = <Py_ssize_t> cap
+    return 0
+
+
 cdef void release(Workspace* ws) noexcept nogil:
+    free(ws.near_scores)
+    free(ws.near_keys)
     free(ws.items)
     free(ws.ideal)
     free(ws.slot_pos)
@@ -105,6 +135,55 @@ cdef void release(Workspace* ws) noexcept nogil:
 
 
 # ---------------------------------------------------------------- ranking one query
+
+cdef inline bint heap_below(double a, double b) noexcept nogil:
+    # Min-heap order by rank: NaN (nan="last") ranks below every number.
+    return ranks_above(b, a)
+
+
+cdef void sift(double* heap, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    cdef Py_ssize_t child
+    cdef double tmp
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            return
+        if child + 1 < n and heap_below(heap[child + 1], heap[child]):
+            child += 1
+        if not heap_below(heap[child], heap[i]):
+            return
+        tmp = heap[i]
+        heap[i] = heap[child]
+        heap[child] = tmp
+        i = child
+
+
+cdef inline void heap_offer(double* heap, Py_ssize_t* size, Py_ssize_t k, double value) noexcept nogil:
+    # Keep the k best values seen; the root is the worst of them.
+    cdef Py_ssize_t i
+    if size[0] < k:
+        heap[size[0]] = value
+        size[0] += 1
+        if size[0] == k:
+            for i in range(k // 2 - 1, -1, -1):
+                sift(heap, k, i)
+    elif heap_below(heap[0], value):
+        heap[0] = value
+        sift(heap, k, 0)
+
+
+cdef double kth_score(const score_t* scores, Py_ssize_t n, Py_ssize_t k, double* heap) noexcept nogil:
+    """The k-th best score of a list longer than k: no item below it reaches the top k."""
+    cdef Py_ssize_t i, size = 0
+    for i in range(k):
+        heap_offer(heap, &size, k, scores[i])
+    # Past the first k, few items beat the root: the branch is well predicted.
+    for i in range(k, n):
+        if ranks_above(scores[i], heap[0]):
+            heap[0] = scores[i]
+            sift(heap, k, 0)
+    return heap[0]
+
 
 cdef int collect(const label_t* labels, const score_t* scores, const int64_t* keys,
                  Query* q, const Params* prm, Workspace* ws) noexcept nogil:
@@ -125,6 +204,57 @@ cdef int collect(const label_t* labels, const score_t* scores, const int64_t* ke
             t += 1
     q.t = t
     q.n_rel = n_rel
+    return 0
+
+
+cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t* keys,
+                     Query* q, const Params* prm, const TopK* top, Workspace* ws) noexcept nogil:
+    """collect() for the top-k path: track only items at or above the k-th best score.
+
+    Every item is written to the next free slot and the slot is kept only if the item
+    qualifies, so dense labels cost no mispredicted branches. Items below the threshold
+    are never above or tied with a tracked item, so the ones at or above it (labelled
+    or not) are kept apart for count_ranks, which then skips the rest of the list. The
+    k largest labels of all items are kept for the ideal ranking.
+    """
+    cdef Py_ssize_t i, t = 0, m = 0, n_labels = 0
+    cdef int64_t n_rel = 0, key
+    cdef double lab, score, threshold
+    cdef bint near
+    cdef double* best_labels = top.heap + top.k
+    threshold = kth_score(scores, q.n, top.k, top.heap)
+    if (ws.cap == 0 and reserve(ws, 1) != 0) or (ws.near_cap == 0 and reserve_near(ws, 1) != 0):
+        return -1
+    for i in range(q.n):
+        lab = labels[i]
+        score = scores[i]
+        key = keys[i] if keys != NULL else i
+        n_rel += lab >= prm.level
+        # Tested in this order, the branch is rarely taken once the heap holds k labels.
+        if (n_labels < top.k or lab > best_labels[0]) and lab > 0:
+            heap_offer(best_labels, &n_labels, top.k, lab)
+        near = not ranks_above(threshold, score)
+        ws.near_scores[m] = score
+        ws.near_keys[m] = key
+        m += near
+        ws.items[t].score = score
+        ws.items[t].label = lab
+        ws.items[t].key = key
+        t += (lab > 0) & near
+        if (t == ws.cap and reserve(ws, t + 1) != 0) or (m == ws.near_cap and reserve_near(ws, m + 1) != 0):
+            return -1
+    q.t = t
+    q.n_near = m
+    q.n_rel = n_rel
+    if reserve(ws, n_labels) != 0:
+        return -1
+    for i in range(n_labels):
+        ws.ideal[i].score = best_labels[i]
+        ws.ideal[i].label = best_labels[i]
+        ws.ideal[i].key = i
+    sort_items(ws.ideal, n_labels, 0)
+    q.n_ideal = n_labels
+    q.ideal_ready = True
     return 0
 
 
@@ -150,7 +280,7 @@ cdef inline Py_ssize_t find_group(const double* values, Py_ssize_t d, double s) 
     return base + (values[base] > s)
 
 
-cdef void count_ranks(const score_t* scores, const int64_t* keys, bint keyed,
+cdef void count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, bint keyed,
                       Query* q, Workspace* ws) noexcept nogil:
     """One pass over the list: items above and tied with each group.
 
@@ -169,7 +299,7 @@ cdef void count_ranks(const score_t* scores, const int64_t* keys, bint keyed,
     if keyed:
         memset(ws.slot_pos, 0, (q.t + 1) * sizeof(int64_t))
     ws.values[d] = 0.0  # read, never counted: lets the tie test below run without a branch on g
-    for i in range(q.n):
+    for i in range(n):
         s = scores[i]
         g = find_group(ws.values, d, s)
         # Four interleaved histograms: consecutive items rarely wait on each other's
@@ -494,8 +624,9 @@ cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, cons
             ws.ideal[s].label = ws.items[s].label
             ws.ideal[s].key = s
         sort_items(ws.ideal, q.t, 0)
+        q.n_ideal = q.t
         q.ideal_ready = True
-    n = <Py_ssize_t> min(<int64_t> q.t, k)
+    n = <Py_ssize_t> min(<int64_t> q.n_ideal, k)
     for s in range(n):
         acc += item_value(DCG, ws.ideal[s].label, exponential, prm) / log2(<double> (s + 2))
     return acc
@@ -551,7 +682,7 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
                           const label_t[::1] y_true, const int64_t[::1] tie_key,
                           bint shared_scores, const int32_t[::1] kinds,
                           const int64_t[::1] cutoffs, const uint8_t[::1] flags,
-                          const double[::1] params, const Params* prm,
+                          const double[::1] params, const Params* prm, const TopK* top,
                           Py_ssize_t q_start, Py_ssize_t q_stop,
                           double[:, ::1] out, int64_t[::1] n_relevant) noexcept nogil:
     cdef Workspace ws
@@ -573,13 +704,19 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
         q.ideal_ready = False
         if q.n > 0:
             keys = &tie_key[score_start] if prm.ties == TREC else NULL
-            if collect(&y_true[start], &y_score[score_start], keys, &q, prm, &ws) != 0:
-                status = -1
+            if top.k > 0 and q.n > top.k:
+                status = collect_top(&y_true[start], &y_score[score_start], keys, &q, prm, top, &ws)
+            else:
+                status = collect(&y_true[start], &y_score[score_start], keys, &q, prm, &ws)
+            if status != 0:
                 break
             if q.t > 0:
                 sort_items(ws.items, q.t, label_order)
                 q.d = build_groups(&ws, q.t)
-                count_ranks(&y_score[score_start], keys, keyed, &q, &ws)
+                if top.k > 0 and q.n > top.k:
+                    count_ranks(ws.near_scores, ws.near_keys, q.n_near, keyed, &q, &ws)
+                else:
+                    count_ranks(&y_score[score_start], keys, q.n, keyed, &q, &ws)
                 if prm.ties != EXPECTED:
                     place(&q, prm.ties, &ws)
         n_relevant[qi] = q.n_rel
@@ -594,21 +731,31 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
                    bint shared_scores, const int32_t[::1] kinds,
                    const int64_t[::1] cutoffs, const uint8_t[::1] flags,
                    const double[::1] params, int ties, double level, double max_grade,
-                   Py_ssize_t q_start, Py_ssize_t q_stop,
+                   Py_ssize_t top_k, Py_ssize_t q_start, Py_ssize_t q_stop,
                    double[:, ::1] out, int64_t[::1] n_relevant):
     """Fill rows q_start..q_stop of ``out`` (one column per metric) and ``n_relevant``.
 
-    Inputs are trusted: the Python layer has validated shapes, offsets, labels and
-    metric specs. Releases the GIL for the whole range.
+    ``top_k`` > 0 declares that every metric stops at a cutoff of at most ``top_k``
+    (the top-k fast path); 0 that some metric reads the whole ranking. Inputs are
+    trusted: the Python layer has validated shapes, offsets, labels and metric specs.
+    Releases the GIL for the whole range.
     """
     cdef Params prm
+    cdef TopK top
     cdef int status
     prm.ties = ties
     prm.level = level
     prm.max_grade = max_grade
+    top.k = top_k
+    top.heap = NULL
+    if top_k > 0:
+        top.heap = <double*>malloc(2 * top_k * sizeof(double))
+        if top.heap == NULL:
+            raise MemoryError("rankwise: could not allocate the top-k workspace")
     with nogil:
         status = evaluate_queries(indptr, y_score, y_true, tie_key, shared_scores, kinds,
-                                  cutoffs, flags, params, &prm, q_start, q_stop, out,
+                                  cutoffs, flags, params, &prm, &top, q_start, q_stop, out,
                                   n_relevant)
+    free(top.heap)
     if status != 0:
         raise MemoryError("rankwise: could not allocate the per-query workspace")
