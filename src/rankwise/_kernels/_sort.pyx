@@ -14,10 +14,14 @@ cdef enum:
 
 cdef inline bint precedes(const Item* a, const Item* b, int label_order) noexcept nogil:
     # label_order: +1 higher labels first, -1 lower labels first, 0 labels ignored.
-    if ranks_above(a.score, b.score):
+    # Distinct numbers settle in one or two comparisons; NaN (nan="last") ranks below
+    # every number and ties with NaN.
+    if a.score > b.score:
         return True
-    if ranks_above(b.score, a.score):
+    if a.score < b.score:
         return False
+    if not same_rank(a.score, b.score):
+        return b.score != b.score
     if label_order != 0 and a.label != b.label:
         return (a.label > b.label) == (label_order > 0)
     return a.key < b.key
