@@ -1,82 +1,693 @@
-"""rankwise against plain NumPy implementations of the same metrics.
+"""rankwise against a vectorised NumPy reference and the libraries people use instead.
 
-Usage: python benchmarks/bench.py [--workload all|influence|link-prediction]
-           [--queries 200] [--candidates 50000] [--relevant 17]
-           [--lp-queries 100000] [--lp-candidates 1000] [--repeats 5] [--seed 0]
+Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5 ...] [--quick] [--repeats 7]
+           [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
+           [--relevant 17] [--trec-queries 5000] [--trec-docs 1000] [--lp-queries 100000]
+           [--lp-candidates 1000] [--dense-queries 10000] [--dense-docs 1000]
+           [--scale-queries 2000]
 
-Each workload is generated deterministically; the command checks that rankwise and the
-NumPy reference agree, and prints the median wall time of several repeats (and the
-first call) at 1 thread and at all threads.
+Workloads (generated deterministically from --seed; old names kept as aliases):
 
-* influence: many relevant items per long list, MRR + MAP. Baseline ``numpy_rr_ap``
-  from tests/reference.py (one argsort per query; continuous scores, so no ties).
-* link-prediction: one positive against many candidates with heavy ties, MRR and
-  Hits@1,3,10. Baseline: the TGB/OGB evaluator's formula vectorised over queries;
-  yardstick: one streaming pass over the same array (``neg.max(axis=1)``), the
-  memory-bandwidth floor. Peak extra memory is measured with tracemalloc.
+* w1 (influence): 200 queries, candidates per query uniform in [1,000, 100,000], Poisson(17)
+  relevant each, float64 scores; MRR and MAP over the full ranking.
+* w2 (trec): 5,000 queries x 1,000 retrieved documents held in NumPy arrays (integer ids),
+  graded qrels 0..3 with 60 judged per query of which 12 are not retrieved; nDCG@10, MAP,
+  P@10, R@100 and MRR with trec_eval's semantics.
+* w3 (link-prediction): 100,000 queries x (1 positive + 999 negatives), float32 rounded to
+  2 decimals (heavy ties); MRR and Hits@1,3,10 under ties "realistic" and "expected".
+* w4 (dense): 10,000 x 1,000 float64 scores with graded labels 0..3; nDCG@10 with linear
+  and exponential gain.
+* w5 (scale): w1 with 2,000 queries (about 100 million rows): time and peak memory.
+
+Every implementation starts from the same NumPy arrays; conversion into its input format
+(dicts, typed lists, tensors, DataFrames) is timed as part of it. For each workload the
+command prints the first-call time, the median of several repeats (rounds interleaved, so
+drift of a shared machine falls on all alike), the peak extra resident memory, and the time
+of one streaming pass over the same input (the yardstick: the memory-bandwidth floor). It
+checks that every implementation's values agree with the NumPy reference and says so, then
+tells whether rankwise meets its target: at least 10x faster than the fastest competitor,
+or, where that would beat the yardstick, within 1.5x of it; never more than 3x the yardstick.
+
+Competitors are timed when installed (``pip install ".[bench]"``): pytrec_eval, ranx (its
+low-level typed-list functions and its Qrels/Run objects), ir_measures, scikit-learn,
+torchmetrics and plain torch.
 """
+from __future__ import annotations
+
 import argparse
+import ctypes
+import gc
+import importlib.metadata
+import importlib.util
 import os
 import platform
 import statistics
 import sys
 import tempfile
 import time
-import tracemalloc
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
+# ranx's kernels are numba functions cached on disk; a fresh cache directory makes the
+# first-call column show the JIT compilation a new user (or a new environment) pays.
+if "NUMBA_CACHE_DIR" not in os.environ:
+    _NUMBA_CACHE = tempfile.TemporaryDirectory(prefix="rankwise-bench-numba-")
+    os.environ["NUMBA_CACHE_DIR"] = _NUMBA_CACHE.name
 
-import rankwise as rw
+import numpy as np  # noqa: E402
+
+import rankwise as rw  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from reference import numpy_rr_ap  # noqa: E402
 
 LINK_KS = (1, 3, 10)
+# ranx's typed-list sort indexes with a uint64 loop variable; numba warns on every first call.
+warnings.filterwarnings("ignore", message="unsafe cast from uint64 to int64")
+ALIASES = {"influence": "w1", "trec": "w2", "link-prediction": "w3", "dense": "w4", "scale": "w5"}
+WORKLOADS = ("w1", "w2", "w3", "w4", "w5")
+# A competitor whose first call takes longer than this runs in SLOW_ROUNDS rounds only.
+SLOW_SECONDS = 2.0
+SLOW_ROUNDS = 3
+SUMMARY: list[tuple] = []
+FAILURES: list[str] = []
 
 
-def make_workload(n_queries, n_candidates, n_relevant, seed):
+def installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+# --------------------------------------------------------------------------------------
+# Measurement
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class Impl:
+    """One way of computing a workload's values from its NumPy arrays.
+
+    role: "yardstick" (one streaming pass), "reference" (vectorised NumPy), "competitor",
+    "rankwise" (end to end from the arrays: what the target is judged on) or "rankwise-info"
+    (other rankwise paths, reported but not judged). ``check`` receives the first call's
+    value and raises if it disagrees with the reference.
+    """
+
+    name: str
+    func: Callable
+    role: str = "competitor"
+    check: Callable | None = None
+    short: str = ""
+
+
+class PeakMemory:
+    """Peak extra resident memory of a block: VmHWM after minus VmRSS before (Linux).
+
+    The kernel's high-water mark is reset first (``/proc/self/clear_refs``), and freed heap
+    is handed back to the OS (``malloc_trim``) so that memory cached by the allocator from
+    earlier calls does not hide this call's allocations. Counts every allocation, Python's,
+    NumPy's and C's (rankwise's kernels, numba's, torch's). None where unavailable.
+    """
+
+    try:
+        _libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        _libc = None
+    available = _libc is not None and os.access("/proc/self/clear_refs", os.W_OK)
+
+    def __enter__(self):
+        self.peak = None
+        if self.available:
+            gc.collect()
+            self._libc.malloc_trim(0)
+            self._base = _status_kib("VmRSS")
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+        return self
+
+    def __exit__(self, *exc):
+        if self.available:
+            self.peak = max(_status_kib("VmHWM") - self._base, 0) * 1024
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise KeyError(field)
+
+
+def measure(impls, repeats):
+    """First call (value checked), then ``repeats`` interleaved rounds; memory in round 0.
+
+    Returns {name: (first, median, runs, peak_bytes)}.
+    """
+    first, times, peak, failures = {}, {impl.name: [] for impl in impls}, {}, []
+    for impl in impls:
+        gc.collect()
+        start = time.perf_counter()
+        value = impl.func()
+        first[impl.name] = time.perf_counter() - start
+        if impl.check is not None:
+            try:
+                impl.check(value)
+            except AssertionError as error:
+                failures.append(f"{impl.name}: {error}")
+        del value
+    for round_ in range(repeats):
+        for impl in impls:
+            if first[impl.name] > SLOW_SECONDS and round_ >= SLOW_ROUNDS:
+                continue
+            # Let OpenMP workers of the previous call (torch's, numba's libgomp) stop spinning.
+            time.sleep(0.02)
+            if round_ == 0:
+                with PeakMemory() as memory:
+                    start = time.perf_counter()
+                    value = impl.func()
+                    times[impl.name].append(time.perf_counter() - start)
+                    del value
+                peak[impl.name] = memory.peak
+            else:
+                gc.collect()
+                start = time.perf_counter()
+                value = impl.func()
+                times[impl.name].append(time.perf_counter() - start)
+                del value
+    stats = {impl.name: (first[impl.name], statistics.median(times[impl.name]), len(times[impl.name]),
+                         peak[impl.name]) for impl in impls}
+    return stats, failures
+
+
+def verdict(median, fastest, yardstick):
+    """The issue's targets, judged separately.
+
+    Speed: at least 10x faster than the fastest competitor or, where 10x would beat the
+    yardstick (a memory-bandwidth-bound workload), within 1.5x of the yardstick.
+    Floor: never more than 3x the yardstick.
+    Returns (speed_met, goal_seconds, rule, floor_met).
+    """
+    if fastest / 10 < yardstick:
+        goal, rule = 1.5 * yardstick, "1.5x yardstick; 10x would beat it"
+    else:
+        goal, rule = fastest / 10, "10x fastest competitor"
+    return median <= goal, goal, rule, median <= 3 * yardstick
+
+
+def report(title, impls, stats, input_bytes):
+    """Print the timing table, the speed-up table and the verdicts; record the summary."""
+    yard = next(stats[i.name][1] for i in impls if i.role == "yardstick")
+    print(f"{'implementation':<60} {'first call':>10} {'median':>9} {'runs':>4} {'peak extra':>11} "
+          f"{'x yardstick':>11}")
+    for impl in impls:
+        first, median, runs, peak = stats[impl.name]
+        mem = "n/a" if peak is None else f"{peak / 2**20:.1f} MiB"
+        print(f"{impl.name:<60} {first:>9.3f}s {median:>8.3f}s {runs:>4} {mem:>11} {median / yard:>10.2f}x")
+    print(f"(input: {input_bytes / 2**20:,.0f} MiB; peak extra = resident-memory high-water mark "
+          f"above the level before the call)")
+    ours = [i for i in impls if i.role in ("rankwise", "rankwise-info")]
+    others = [i for i in impls if i.role in ("reference", "competitor")]
+    if not others:
+        return
+    print("\nspeed-up of rankwise (competitor median / rankwise median):")
+    print(f"{'':<60}" + "".join(f"{i.short:>14}" for i in ours))
+    for other in others:
+        print(f"{other.name:<60}" + "".join(f"{stats[other.name][1] / stats[i.name][1]:>13.1f}x"
+                                            for i in ours))
+    print(f"{'rankwise / yardstick':<60}" + "".join(f"{stats[i.name][1] / yard:>13.2f}x" for i in ours))
+    fastest = min(others, key=lambda i: stats[i.name][1])
+    fast = stats[fastest.name][1]
+    print(f"\ntargets (fastest competitor: {fastest.name}, {fast:.3f}s; yardstick {yard:.4f}s):")
+    for impl in ours:
+        if impl.role != "rankwise":
+            continue
+        median = stats[impl.name][1]
+        met, goal, rule, floor = verdict(median, fast, yard)
+        speed, within = "MET" if met else "MISSED", "MET" if floor else "MISSED"
+        print(f"  rankwise {impl.short:<8} {median:.4f}s: speed target <= {goal:.4f}s ({rule}): {speed} "
+              f"({fast / median:.1f}x fastest); <= 3x yardstick: {within} ({median / yard:.2f}x)")
+        SUMMARY.append((title, impl.short, median, fastest.name, fast, fast / median, median / yard, speed,
+                        within))
+
+
+def run_case(title, impls, repeats, input_bytes):
+    stats, failures = measure(impls, repeats)
+    checked = [i.name for i in impls if i.check is not None and i.role != "reference"]
+    if failures:
+        FAILURES.extend(failures)
+        print("VALUES DISAGREE:\n  " + "\n  ".join(failures))
+    print(f"values: {len(checked) - len(failures)} of {len(checked)} implementations agree with the "
+          f"reference on every value checked (tolerances in benchmarks/README.md)\n")
+    report(title, impls, stats, input_bytes)
+    return stats
+
+
+def _threads(n):
+    return f"{n} thread{'s' if n > 1 else ''}"
+
+
+def _short(n):
+    return f"{n}T"
+
+
+# --------------------------------------------------------------------------------------
+# Value checks
+# --------------------------------------------------------------------------------------
+
+def agree(got, expected, rtol, what):
+    """Per-query arrays (or means) in ``got`` equal those of ``expected`` (same keys)."""
+    for name, want in expected.items():
+        np.testing.assert_allclose(np.asarray(got[name], dtype=np.float64),
+                                   np.asarray(want, dtype=np.float64), rtol=rtol, atol=rtol * 1e-3,
+                                   err_msg=f"{what}: {name} disagrees")
+
+
+def means(per_query):
+    return {name: float(np.mean(values)) for name, values in per_query.items()}
+
+
+class Reference:
+    """Holds the reference's per-query values once its first call has run."""
+
+    def __init__(self):
+        self.values = None
+
+    def store(self, values):
+        self.values = values
+
+    def per_query(self, rtol, what, convert=lambda v: v):
+        return lambda value: agree(convert(value), self.values, rtol, what)
+
+    def mean(self, rtol, what, convert=lambda v: v):
+        return lambda value: agree(convert(value), means(self.values), rtol, what)
+
+
+def by_query_id(lookup, names, n_queries):
+    """{our name: array in query order 0..Q-1} from a mapping (str qid, their name) -> value."""
+    return {ours: np.array([lookup(str(q), theirs) for q in range(n_queries)])
+            for ours, theirs in names.items()}
+
+
+# --------------------------------------------------------------------------------------
+# Conversions a user of each competitor writes
+# --------------------------------------------------------------------------------------
+
+def csr_dicts(indptr, y_score, y_true):
+    """{qid: {docid: score}} and {qid: {docid: label}} (relevant only); ids are str positions."""
+    names = list(map(str, range(int(np.diff(indptr).max()))))
+    scores, labels = y_score.tolist(), y_true.tolist()
+    run, qrels = {}, {}
+    for q in range(indptr.shape[0] - 1):
+        start, stop = int(indptr[q]), int(indptr[q + 1])
+        run[str(q)] = dict(zip(names[:stop - start], scores[start:stop], strict=True))
+        qrels[str(q)] = {names[i]: labels[start + i] for i in np.flatnonzero(y_true[start:stop]).tolist()}
+    return qrels, run
+
+
+def grouped_dict(qid, doc, values):
+    """{str(qid): {str(doc): value}} from rows grouped by query."""
+    bounds = np.flatnonzero(np.diff(qid)) + 1
+    starts, stops = [0, *bounds.tolist()], [*bounds.tolist(), qid.shape[0]]
+    docs, vals = list(map(str, doc.tolist())), values.tolist()
+    return {str(q): dict(zip(docs[a:b], vals[a:b], strict=True))
+            for q, a, b in zip(qid[starts].tolist(), starts, stops, strict=True)}
+
+
+def ranx_typed_lists(qrels_rows, run_rows):
+    """ranx's low-level input: numba typed lists of (n, 2) float64 [doc id, value] arrays,
+    each sorted by value descending, as ranx.evaluate prepares them."""
+    from numba.typed import List
+    from ranx.utils import descending_sort_parallel
+
+    return descending_sort_parallel(List(qrels_rows)), descending_sort_parallel(List(run_rows))
+
+
+def set_threads(threads):
+    if installed("numba") and installed("ranx"):
+        import numba
+
+        numba.set_num_threads(threads)
+    if installed("torch"):
+        import torch
+
+        torch.set_num_threads(threads)
+
+
+def with_threads(func, threads):
+    def run():
+        set_threads(threads)
+        return func()
+    return run
+
+
+# --------------------------------------------------------------------------------------
+# W1 / W5: many relevant items in long lists (influence)
+# --------------------------------------------------------------------------------------
+
+def make_influence(n_queries, min_candidates, max_candidates, n_relevant, seed):
+    """CSR arrays: candidates per query uniform in [min, max], Poisson(n_relevant) relevant.
+
+    Scores are float64 holding distinct multiples of 2**-24 within each query: no ties, and
+    exact in float32, so pytrec_eval (which stores scores as float32) orders them as every
+    other implementation does.
+    """
     rng = np.random.default_rng(seed)
-    indptr = np.arange(n_queries + 1, dtype=np.int64) * n_candidates
-    y_score = rng.random(indptr[-1])
+    sizes = rng.integers(min_candidates, max_candidates + 1, n_queries)
+    indptr = np.zeros(n_queries + 1, dtype=np.int64)
+    np.cumsum(sizes, out=indptr[1:])
+    y_score = np.empty(indptr[-1], dtype=np.float64)
     y_true = np.zeros(indptr[-1], dtype=np.int8)
-    for q, r in enumerate(rng.poisson(n_relevant, n_queries)):
-        y_true[indptr[q] + rng.choice(n_candidates, min(r, n_candidates), replace=False)] = 1
+    relevant = np.clip(rng.poisson(n_relevant, n_queries), 1, sizes)
+    for q, (n, r) in enumerate(zip(sizes.tolist(), relevant.tolist(), strict=True)):
+        start = indptr[q]
+        y_score[start:start + n] = rng.choice(2**24, n, replace=False)
+        y_true[start + rng.choice(n, r, replace=False)] = 1
+    y_score *= 2.0**-24
     return indptr, y_score, y_true
 
 
-def timed(func, repeats):
+def influence_impls(indptr, y_score, y_true, thread_counts, competitors=True):
+    n_queries = indptr.shape[0] - 1
+    ref = Reference()
+    impls = [
+        Impl("yardstick: y_score.max() + y_true.max()", lambda: (y_score.max(), y_true.max()), "yardstick"),
+        Impl("NumPy argsort per query (reference)", lambda: dict(zip(("MRR", "MAP"),
+                                                                      numpy_rr_ap(indptr, y_score, y_true),
+                                                                      strict=True)),
+             "reference", ref.store),
+    ]
+    if competitors:
+        impls += _influence_competitors(indptr, y_score, y_true, thread_counts, ref, n_queries)
+    check = ref.per_query(1e-12, "rankwise", lambda r: {m: r[m] for m in ("MRR", "MAP")})
+    for t in thread_counts:
+        impls.append(Impl(f"rankwise evaluate, {_threads(t)}",
+                          lambda t=t: rw.evaluate(y_true, y_score, ["MRR", "MAP"], indptr=indptr,
+                                                  n_threads=t),
+                          "rankwise", check, _short(t)))
+    return impls
+
+
+def _influence_competitors(indptr, y_score, y_true, thread_counts, ref, n_queries):
+    impls = []
+    if installed("ranx"):
+        from ranx.metrics import average_precision, reciprocal_rank
+
+        def ranx_low():
+            ids = np.arange(int(np.diff(indptr).max()), dtype=np.float64)
+            run_rows, qrels_rows = [], []
+            for q in range(n_queries):
+                start, stop = indptr[q], indptr[q + 1]
+                run_rows.append(np.column_stack((ids[:stop - start], y_score[start:stop])))
+                rel = np.flatnonzero(y_true[start:stop])
+                qrels_rows.append(np.column_stack((ids[rel], y_true[start + rel].astype(np.float64))))
+            qrels, run = ranx_typed_lists(qrels_rows, run_rows)
+            return {"MRR": reciprocal_rank(qrels, run), "MAP": average_precision(qrels, run)}
+
+        for t in thread_counts:
+            impls.append(Impl(f"ranx low-level typed lists, {_threads(t)}", with_threads(ranx_low, t),
+                              check=ref.per_query(1e-9, "ranx low-level")))
+    if installed("torchmetrics"):
+        for t in thread_counts:
+            impls.append(Impl(f"torchmetrics RetrievalMRR + RetrievalMAP, {_threads(t)}",
+                              with_threads(lambda: _torchmetrics_csr(indptr, y_score, y_true), t),
+                              check=ref.mean(1e-5, "torchmetrics")))
+    if installed("pytrec_eval"):
+        import pytrec_eval
+
+        def pytrec():
+            qrels, run = csr_dicts(indptr, y_score, y_true)
+            return pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "map"}).evaluate(run)
+
+        impls.append(Impl("pytrec_eval from dicts", pytrec,
+                          check=ref.per_query(1e-9, "pytrec_eval", lambda v: by_query_id(
+                              lambda q, m: v[q][m], {"MRR": "recip_rank", "MAP": "map"}, n_queries))))
+    if installed("ranx"):
+        impls.append(Impl("ranx Qrels/Run from dicts",
+                          lambda: _ranx_objects(csr_dicts(indptr, y_score, y_true), ["mrr", "map"]),
+                          check=ref.per_query(1e-9, "ranx Qrels/Run", lambda v: by_query_id(
+                              lambda q, m: v[m][q], {"MRR": "mrr", "MAP": "map"}, n_queries))))
+    if installed("ir_measures"):
+        import ir_measures
+
+        def irm():
+            qrels, run = csr_dicts(indptr, y_score, y_true)
+            return _ir_measures_values(ir_measures.iter_calc([ir_measures.RR, ir_measures.AP], qrels, run))
+
+        impls.append(Impl("ir_measures from dicts", irm,
+                          check=ref.per_query(1e-9, "ir_measures", lambda v: by_query_id(
+                              lambda q, m: v[q, m], {"MRR": "RR", "MAP": "AP"}, n_queries))))
+    return impls
+
+
+def _torchmetrics_csr(indptr, y_score, y_true):
+    import torch
+    from torchmetrics.retrieval import RetrievalMAP, RetrievalMRR
+
+    preds = torch.from_numpy(y_score)
+    target = torch.from_numpy(y_true >= 1)
+    indexes = torch.from_numpy(np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr)))
+    out = {}
+    for name, metric in (("MRR", RetrievalMRR()), ("MAP", RetrievalMAP())):
+        metric.update(preds, target, indexes=indexes)
+        out[name] = float(metric.compute())
+    return out
+
+
+def _ranx_objects(dicts, metrics):
+    import ranx
+
+    qrels, run = ranx.Qrels(dicts[0]), ranx.Run(dicts[1])
+    values = ranx.evaluate(qrels, run, metrics, return_mean=False)
+    ids = run.get_query_ids()
+    return {m: dict(zip(ids, values[m].tolist(), strict=True)) for m in metrics}
+
+
+def _ir_measures_values(results):
+    return {(r.query_id, str(r.measure)): r.value for r in results}
+
+
+def bench_w1(args, thread_counts):
+    indptr, y_score, y_true = make_influence(args.queries, args.min_candidates, args.max_candidates,
+                                             args.relevant, args.seed)
+    title = "W1 influence"
+    print(f"\n== {title}: {args.queries:,} queries, {indptr[-1]:,} rows (candidates per query uniform in "
+          f"[{args.min_candidates:,}, {args.max_candidates:,}]), {y_true.sum() / args.queries:.1f} relevant "
+          f"per query on average, float64 scores without ties; MRR + MAP")
+    impls = influence_impls(indptr, y_score, y_true, thread_counts)
+    run_case(title, impls, args.repeats, y_score.nbytes + y_true.nbytes + indptr.nbytes)
+
+
+def bench_w5(args, thread_counts):
     start = time.perf_counter()
-    first_value = func()
-    first = time.perf_counter() - start
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return first_value, first, statistics.median(times)
+    indptr, y_score, y_true = make_influence(args.scale_queries, args.min_candidates, args.max_candidates,
+                                             args.relevant, args.seed)
+    title = "W5 scale"
+    size = y_score.nbytes + y_true.nbytes + indptr.nbytes
+    print(f"\n== {title}: W1 with {args.scale_queries:,} queries, {indptr[-1]:,} rows "
+          f"({size / 2**20:,.0f} MiB of input; generated in {time.perf_counter() - start:.0f}s); MRR + MAP")
+    print("competitors other than the NumPy reference skipped at this scale: the dict-based ones would "
+          "build dicts of 100 million entries (tens of GB, minutes), and W1 already times them all")
+    impls = influence_impls(indptr, y_score, y_true, thread_counts, competitors=False)
+    stats = run_case(title, impls, args.repeats, size)
+    for impl in impls:
+        if impl.role == "rankwise":
+            peak = stats[impl.name][3]
+            if peak is not None:
+                print(f"  {impl.name}: peak extra memory {peak / 2**20:.1f} MiB = {peak / size:.2%} "
+                      f"of the input")
 
 
-def bench_influence(args, cpus):
-    """Many relevant items per long list: MRR + MAP (evaluate)."""
-    indptr, y_score, y_true = make_workload(args.queries, args.candidates, args.relevant, args.seed)
-    print(f"\n== influence: {args.queries} queries x {args.candidates:,} candidates, "
-          f"{y_true.sum() / args.queries:.1f} relevant per query on average, float64 scores; MRR + MAP")
-    (rr, ap), numpy_first, numpy_time = timed(lambda: numpy_rr_ap(indptr, y_score, y_true),
-                                              max(1, args.repeats // 2))
-    rows = [("NumPy argsort per query (reference)", numpy_first, numpy_time)]
-    for ties in ("expected", "stable"):
-        for threads in (1, cpus):
-            def run(ties=ties, threads=threads):
-                return rw.evaluate(y_true, y_score, ["MRR", "MAP"], indptr=indptr, ties=ties,
-                                   n_threads=threads)
-            res, first, median = timed(run, args.repeats)
-            np.testing.assert_allclose(res["MRR"], rr, rtol=1e-12)
-            np.testing.assert_allclose(res["MAP"], ap, rtol=1e-12)
-            rows.append((f"rankwise ties={ties!r}, {_threads(threads)}", first, median))
-    print("values: rankwise and NumPy agree on every query (rtol 1e-12)\n")
-    _table(rows, numpy_time)
+# --------------------------------------------------------------------------------------
+# W2: TREC-style qrels and run held in NumPy arrays
+# --------------------------------------------------------------------------------------
 
+TREC_MEASURES = ["ndcg_cut.10", "map", "P.10", "recall.100", "recip_rank"]
+# Our name -> trec_eval's (rankwise TrecResults, pytrec_eval), ranx's, ir_measures'.
+TREC_NAMES = {"nDCG@10": ("ndcg_cut_10", "ndcg@10", "nDCG@10"), "AP": ("map", "map", "AP"),
+              "P@10": ("P_10", "precision@10", "P@10"), "R@100": ("recall_100", "recall@100", "R@100"),
+              "RR": ("recip_rank", "mrr", "RR")}
+
+
+def make_trec_arrays(n_queries, n_docs, seed):
+    """Rows grouped by query: the run (qid, docid, score) and the qrels (qid, docid, relevance).
+
+    60 judged documents per query, graded 0-3 (3/7 non-relevant), 48 of them retrieved and 12
+    not; scores are distinct multiples of 2**-20 within a query (exact in float32, so
+    pytrec_eval agrees; no ties, so every library orders documents alike) in random order.
+    """
+    rng = np.random.default_rng(seed)
+    judged_ret, judged_missing = min(48, n_docs), 12
+    run_doc = np.empty((n_queries, n_docs), dtype=np.int64)
+    run_score = np.empty((n_queries, n_docs), dtype=np.float64)
+    qrels_doc = np.empty((n_queries, judged_ret + judged_missing), dtype=np.int64)
+    for q in range(n_queries):
+        docs = rng.choice(50 * n_docs, n_docs + judged_missing, replace=False)
+        run_doc[q] = docs[:n_docs]
+        run_score[q] = rng.choice(2**20, n_docs, replace=False)
+        qrels_doc[q, :judged_ret] = docs[:judged_ret]
+        qrels_doc[q, judged_ret:] = docs[n_docs:]
+    qrels_rel = rng.choice(np.array([0, 0, 0, 1, 1, 2, 3], dtype=np.int64), qrels_doc.shape)
+    queries = np.arange(n_queries, dtype=np.int64)
+    return {"run_qid": np.repeat(queries, n_docs), "run_doc": run_doc.ravel(),
+            "run_score": run_score.ravel() * 2.0**-20, "qrels_qid": np.repeat(queries, qrels_doc.shape[1]),
+            "qrels_doc": qrels_doc.ravel(), "qrels_rel": qrels_rel.ravel()}
+
+
+def numpy_trec(a, k_ndcg=10, k_p=10, k_r=100):
+    """Vectorised trec_eval measures (relevance level 1, linear gains) from grouped arrays.
+
+    Every query retrieves the same number of documents and scores do not tie within a query
+    (the workload guarantees both), so a (Q, D) reshape of the ranked relevance suffices.
+    """
+    run_qid, qrels_qid, qrels_rel = a["run_qid"], a["qrels_qid"], a["qrels_rel"]
+    n_queries = int(run_qid[-1]) + 1
+    depth = run_qid.shape[0] // n_queries
+    base = int(max(a["run_doc"].max(), a["qrels_doc"].max())) + 1
+    # Relevance of each retrieved document: join on (qid, docid) by binary search.
+    qkey = qrels_qid * base + a["qrels_doc"]
+    order = np.argsort(qkey)
+    qkey, rel_sorted = qkey[order], qrels_rel[order]
+    rkey = run_qid * base + a["run_doc"]
+    at = np.minimum(np.searchsorted(qkey, rkey), qkey.shape[0] - 1)
+    rel = np.where(qkey[at] == rkey, rel_sorted[at], 0)
+    ranked = rel[np.lexsort((-a["run_score"], run_qid))].reshape(n_queries, depth).astype(np.float64)
+    hit = ranked >= 1
+    n_rel = np.bincount(qrels_qid, weights=qrels_rel >= 1, minlength=n_queries)
+    safe = np.maximum(n_rel, 1)
+    ranks = np.arange(1, depth + 1)
+    first = np.argmax(hit, axis=1)
+    rr = np.where(hit.any(axis=1), 1.0 / (first + 1), 0.0)
+    ap = np.where(hit, np.cumsum(hit, axis=1) / ranks, 0.0).sum(axis=1) / safe
+    discount = 1.0 / np.log2(np.arange(2, k_ndcg + 2))
+    dcg = ranked[:, :k_ndcg] @ discount[:min(k_ndcg, depth)]
+    # Ideal: each query's judged relevances, largest first, cut at k.
+    by_grade = np.lexsort((-qrels_rel, qrels_qid))
+    starts = np.searchsorted(qrels_qid[by_grade], np.arange(n_queries))
+    position = np.arange(by_grade.shape[0]) - starts[qrels_qid[by_grade]]
+    keep = position < k_ndcg
+    ideal = np.bincount(qrels_qid[by_grade][keep], minlength=n_queries,
+                        weights=qrels_rel[by_grade][keep] * discount[position[keep]])
+    ndcg = np.divide(dcg, ideal, out=np.zeros(n_queries), where=ideal > 0)
+    return {"nDCG@10": ndcg, "AP": np.where(n_rel > 0, ap, 0.0), "P@10": hit[:, :k_p].sum(axis=1) / k_p,
+            "R@100": hit[:, :k_r].sum(axis=1) / safe, "RR": rr}
+
+
+def _rankwise_trec_values(res):
+    order = np.argsort(res.query_ids.astype(np.int64))
+    return {ours: res[names[0]][order] for ours, names in TREC_NAMES.items()}
+
+
+def bench_w2(args, thread_counts):
+    a = make_trec_arrays(args.trec_queries, args.trec_docs, args.seed)
+    n_queries = args.trec_queries
+    size = sum(v.nbytes for v in a.values())
+    title = "W2 trec"
+    print(f"\n== {title}: {n_queries:,} queries x {args.trec_docs:,} retrieved documents, "
+          f"{a['qrels_qid'].shape[0] // n_queries} judged per query (graded 0-3, 12 not retrieved), "
+          f"integer ids in NumPy arrays; {', '.join(TREC_MEASURES)} (trec_eval semantics)")
+    ref = Reference()
+    columns = [a[k] for k in a]
+    impls = [
+        Impl("yardstick: .max() of each of the 6 arrays", lambda: [c.max() for c in columns], "yardstick"),
+        Impl("NumPy join + lexsort (reference)", lambda: numpy_trec(a), "reference", ref.store),
+    ]
+    impls += _trec_competitors(a, thread_counts, ref, n_queries)
+    check = ref.per_query(1e-12, "rankwise", _rankwise_trec_values)
+
+    if installed("pandas"):
+        import pandas as pd
+
+        how = "Qrels/Run.from_pandas"
+
+        def build():
+            qrels = rw.Qrels.from_pandas(pd.DataFrame({"query_id": a["qrels_qid"], "doc_id": a["qrels_doc"],
+                                                       "relevance": a["qrels_rel"]}))
+            run = rw.Run.from_pandas(pd.DataFrame({"query_id": a["run_qid"], "doc_id": a["run_doc"],
+                                                   "score": a["run_score"]}))
+            return qrels, run
+    else:
+        how = "Qrels/Run.from_dict"
+
+        def build():
+            return (rw.Qrels.from_dict(grouped_dict(a["qrels_qid"], a["qrels_doc"], a["qrels_rel"])),
+                    rw.Run.from_dict(grouped_dict(a["run_qid"], a["run_doc"], a["run_score"])))
+
+    for t in thread_counts:
+        impls.append(Impl(f"rankwise {how} + trec_eval, {_threads(t)}",
+                          lambda t=t: rw.trec_eval(*build(), TREC_MEASURES, n_threads=t), "rankwise", check,
+                          _short(t)))
+    qrels, run = build()
+    for t in thread_counts:
+        impls.append(Impl(f"rankwise trec_eval only (objects built), {_threads(t)}",
+                          lambda t=t: rw.trec_eval(qrels, run, TREC_MEASURES, n_threads=t), "rankwise-info",
+                          check, f"compute {_short(t)}"))
+    with tempfile.TemporaryDirectory() as directory:
+        qrels_path, run_path = Path(directory) / "w2.qrels", Path(directory) / "w2.run"
+        qrels.write(qrels_path)
+        run.write(run_path)
+        impls.append(Impl(f"rankwise Qrels.read + Run.read + trec_eval, {_threads(thread_counts[-1])}",
+                          lambda: rw.trec_eval(rw.Qrels.read(qrels_path), rw.Run.read(run_path),
+                                               TREC_MEASURES),
+                          "rankwise-info", check, "files"))
+        print(f"(the files row reads a {run_path.stat().st_size / 2**20:.0f} MiB run file written by "
+              f"Run.write)")
+        run_case(title, impls, args.repeats, size)
+
+
+def _trec_competitors(a, thread_counts, ref, n_queries):
+    impls = []
+
+    def dicts():
+        return (grouped_dict(a["qrels_qid"], a["qrels_doc"], a["qrels_rel"]),
+                grouped_dict(a["run_qid"], a["run_doc"], a["run_score"]))
+
+    if installed("ranx"):
+        import ranx
+
+        def ranx_low():
+            runs = np.column_stack((a["run_doc"], a["run_score"]))
+            judged = np.column_stack((a["qrels_doc"], a["qrels_rel"])).astype(np.float64)
+            run_rows = np.split(runs, np.flatnonzero(np.diff(a["run_qid"])) + 1)
+            qrels_rows = np.split(judged, np.flatnonzero(np.diff(a["qrels_qid"])) + 1)
+            qrels, run = ranx_typed_lists(qrels_rows, run_rows)
+            return ranx.evaluate(qrels, run, [n[1] for n in TREC_NAMES.values()], return_mean=False)
+
+        for t in thread_counts:
+            impls.append(Impl(f"ranx low-level typed lists, {_threads(t)}", with_threads(ranx_low, t),
+                              check=ref.per_query(1e-9, "ranx low-level", lambda v: {
+                                  ours: v[names[1]] for ours, names in TREC_NAMES.items()})))
+    if installed("pytrec_eval"):
+        import pytrec_eval
+
+        measures = set(TREC_MEASURES)
+
+        def pytrec():
+            qrels, run = dicts()
+            return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+
+        trec_names = {o: n[0] for o, n in TREC_NAMES.items()}
+        impls.append(Impl("pytrec_eval from dicts", pytrec, check=ref.per_query(
+            1e-12, "pytrec_eval", lambda v: by_query_id(lambda q, m: v[q][m], trec_names, n_queries))))
+    if installed("ranx"):
+        impls.append(Impl("ranx Qrels/Run from dicts",
+                          lambda: _ranx_objects(dicts(), [n[1] for n in TREC_NAMES.values()]),
+                          check=ref.per_query(1e-9, "ranx Qrels/Run", lambda v: by_query_id(
+                              lambda q, m: v[m][q], {o: n[1] for o, n in TREC_NAMES.items()}, n_queries))))
+    if installed("ir_measures"):
+        import ir_measures
+
+        def irm():
+            wanted = [ir_measures.parse_measure(n[2]) for n in TREC_NAMES.values()]
+            return _ir_measures_values(ir_measures.iter_calc(wanted, *dicts()))
+
+        impls.append(Impl("ir_measures from dicts", irm, check=ref.per_query(1e-12, "ir_measures", lambda v: (
+            by_query_id(lambda q, m: v[q, m], {o: n[2] for o, n in TREC_NAMES.items()}, n_queries)))))
+    return impls
+
+
+# --------------------------------------------------------------------------------------
+# W3: one positive against many tied candidates (link prediction)
+# --------------------------------------------------------------------------------------
 
 def make_link_prediction(n_queries, n_candidates, seed):
     """One positive and n_candidates - 1 negatives per query, float32 rounded to 2 decimals."""
@@ -95,199 +706,239 @@ def numpy_tgb(pos, neg, ks=LINK_KS):
     return {"MRR": float(np.mean(1.0 / rank)), **{f"Hits@{k}": float(np.mean(rank <= k)) for k in ks}}
 
 
-def _assert_same(got, expected):
-    np.testing.assert_allclose(list(got.values()), list(expected.values()), rtol=1e-12)
-    assert list(got) == list(expected)
+def numpy_expected(pos, neg, ks=LINK_KS):
+    """The expectation over tied orderings (DESIGN.md section 2), vectorised over queries."""
+    greater = (neg > pos[:, None]).sum(axis=1)
+    ties = (neg == pos[:, None]).sum(axis=1) + 1        # the positive ties with itself
+    harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, neg.shape[1] + 2))))
+    rr = (harmonic[greater + ties] - harmonic[greater]) / ties
+    hits = {f"Hits@{k}": float(np.mean(np.clip((k - greater) / ties, 0, 1))) for k in ks}
+    return {"MRR": float(np.mean(rr)), **hits}
 
 
-def peak_extra_memory(func):
-    """Peak bytes allocated while func runs (NumPy reports its buffers to tracemalloc)."""
-    tracemalloc.start()
-    func()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak
+def torch_tgb(pos, neg, ks=LINK_KS):
+    """TGB's evaluator as written in torch (in float64 here, so that it equals the reference)."""
+    import torch
+
+    positive, negative = torch.from_numpy(pos).view(-1, 1), torch.from_numpy(neg)
+    optimistic = (negative > positive).sum(dim=1)
+    pessimistic = (negative >= positive).sum(dim=1)
+    rank = 0.5 * (optimistic + pessimistic).double() + 1
+    hits = {f"Hits@{k}": float((rank <= k).double().mean()) for k in ks}
+    return {"MRR": float((1.0 / rank).mean()), **hits}
 
 
-def interleaved(funcs, repeats):
-    """First-call time and median of ``repeats`` rounds per function, rounds interleaved.
-
-    Each round runs every function once, so drift in the machine's speed (a shared VM)
-    falls on all of them alike instead of on whichever ran during a slow spell.
-    """
-    first, times = {}, {name: [] for name in funcs}
-    for name, func in funcs.items():
-        start = time.perf_counter()
-        func()
-        first[name] = time.perf_counter() - start
-    for _ in range(repeats):
-        for name, func in funcs.items():
-            start = time.perf_counter()
-            func()
-            times[name].append(time.perf_counter() - start)
-    return {name: (first[name], statistics.median(times[name])) for name in funcs}
-
-
-def bench_link_prediction(args, cpus):
-    """One positive against many tied candidates: rank_positive + rank_metrics."""
+def bench_w3(args, thread_counts):
     pos, neg = make_link_prediction(args.lp_queries, args.lp_candidates, args.seed)
-    print(f"\n== link prediction: {args.lp_queries:,} queries x {args.lp_candidates:,} candidates "
-          f"(1 positive + {neg.shape[1]} negatives), float32 rounded to 2 decimals; MRR, Hits@1,3,10")
+    title = "W3 link prediction"
+    print(f"\n== {title}: {args.lp_queries:,} queries x {args.lp_candidates:,} candidates "
+          f"(1 positive + {neg.shape[1]} negatives), float32 rounded to 2 decimals; MRR, Hits@1,3,10 "
+          f"under ties 'realistic' and 'expected'")
+    print("dict-based libraries (pytrec_eval, ranx Qrels/Run, ir_measures) and scikit-learn not run: "
+          "100 million (query, candidate) entries; none implements the realistic rank")
     names = ["MRR"] + [f"Hits@{k}" for k in LINK_KS]
-    expected = numpy_tgb(pos, neg)
-    reference = "NumPy TGB/OGB formula (reference)"
-    yardstick = "yardstick: one streaming pass, neg.max(axis=1)"
-    funcs = {reference: lambda: numpy_tgb(pos, neg), yardstick: lambda: neg.max(axis=1)}
-    for ties in ("realistic", "expected"):
-        for threads in (1, cpus):
-            def run(ties=ties, threads=threads):
-                ranks = rw.rank_positive(pos, neg, n_threads=threads)
-                return rw.rank_metrics(ranks, names, ties=ties)
-            if ties == "realistic":
-                _assert_same(run(), expected)
-            funcs[f"rankwise ties={ties!r}, {_threads(threads)}"] = run
+    realistic, expected = Reference(), Reference()
+    impls = [
+        Impl("yardstick: neg.max(axis=1)", lambda: neg.max(axis=1), "yardstick"),
+        Impl("NumPy TGB/OGB formula (reference, realistic)", lambda: numpy_tgb(pos, neg), "reference",
+             realistic.store),
+        Impl("NumPy expectation formula (reference, expected)", lambda: numpy_expected(pos, neg), "reference",
+             expected.store),
+    ]
+    if installed("torch"):
+        for t in thread_counts:
+            impls.append(Impl(f"torch TGB/OGB formula, {_threads(t)}",
+                              with_threads(lambda: torch_tgb(pos, neg), t),
+                              check=realistic.per_query(1e-12, "torch TGB")))
+    for ties, ref in (("realistic", realistic), ("expected", expected)):
+        for t in thread_counts:
+            def run(ties=ties, t=t):
+                return rw.rank_metrics(rw.rank_positive(pos, neg, n_threads=t), names, ties=ties)
+            impls.append(Impl(f"rankwise ties={ties!r}, {_threads(t)}", run, "rankwise",
+                              ref.per_query(1e-12 if ties == "realistic" else 1e-10, f"rankwise {ties}"),
+                              f"{ties[:4]} {_short(t)}"))
     # A model scores candidates chunk by chunk, each chunk a fresh contiguous (Q, n) array.
     chunks = [np.ascontiguousarray(part) for part in np.array_split(neg, 10, axis=1)]
 
     def streamed():
-        builder = rw.RankBuilder(pos, n_threads=cpus)
+        builder = rw.RankBuilder(pos, n_threads=thread_counts[-1])
         for part in chunks:
             builder.update(part)
         return rw.rank_metrics(builder.ranks(), names, ties="realistic")
 
-    _assert_same(streamed(), expected)
-    funcs[f"rankwise RankBuilder, 10 chunks, {_threads(cpus)}"] = streamed
-    timings = interleaved(funcs, args.repeats)
-    print("values: rankwise ties='realistic' equals the TGB/OGB formula (rtol 1e-12)\n")
-    rows = [(name, *timings[name], peak_extra_memory(func)) for name, func in funcs.items()]
-    _table(rows, timings[reference][1], timings[yardstick][1])
+    impls.append(Impl(f"rankwise RankBuilder, 10 chunks, realistic, {_threads(thread_counts[-1])}", streamed,
+                      "rankwise-info", realistic.per_query(1e-12, "RankBuilder"), "builder"))
+    run_case(title, impls, args.repeats, pos.nbytes + neg.nbytes)
 
 
-TREC_MEASURES = ["map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"]
-PYTREC_MEASURES = {"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"}
+# --------------------------------------------------------------------------------------
+# W4: dense matrices, graded labels, nDCG@10
+# --------------------------------------------------------------------------------------
 
+def make_dense(n_queries, n_docs, seed):
+    """(Q, N) float64 scores and int8 grades 0-3 (70/15/10/5 %).
 
-def make_trec_files(directory, n_queries, n_docs, seed):
-    """A qrels (~60 judged per query, graded 0-3, a fifth never retrieved) and a run file.
-
-    Scores are multiples of 1/1024, exact in float32, so pytrec_eval (which stores
-    scores as float32) orders documents as trec_eval does; about 10 share each value.
+    Scores are distinct multiples of 2**-24 within each row: no ties, and exact in float32,
+    to which torchmetrics converts them (rounding would tie a few top-10 candidates).
     """
     rng = np.random.default_rng(seed)
-    qrels_lines, run_lines = [], []
+    y_score = np.empty((n_queries, n_docs), dtype=np.float64)
     for q in range(n_queries):
-        docs = rng.choice(50 * n_docs, n_docs + 12, replace=False)
-        judged = np.concatenate([docs[:48], docs[n_docs:n_docs + 12]])
-        labels = rng.choice([0, 0, 0, 1, 1, 2, 3], judged.shape[0])
-        qrels_lines.append("\n".join(f"q{q} 0 d{d} {y}" for d, y in zip(judged, labels, strict=True)))
-        scores = (rng.integers(0, 100, n_docs) / 1024).tolist()
-        run_lines.append("\n".join(f"q{q} Q0 d{d} {r} {s!r} bench"
-                                    for r, (d, s) in enumerate(zip(docs[:n_docs], scores, strict=True), 1)))
-    qrels_path, run_path = Path(directory) / "bench.qrels", Path(directory) / "bench.run"
-    qrels_path.write_text("\n".join(qrels_lines) + "\n")
-    run_path.write_text("\n".join(run_lines) + "\n")
-    return qrels_path, run_path
+        y_score[q] = rng.choice(2**24, n_docs, replace=False)
+    y_score *= 2.0**-24
+    y_true = rng.choice(np.arange(4, dtype=np.int8), (n_queries, n_docs), p=[0.7, 0.15, 0.1, 0.05])
+    return y_true, y_score
 
 
-def bench_trec(args, cpus):
-    """TREC files: read + trec_eval, rankwise against pytrec_eval (and ranx, ir_measures if installed)."""
-    with tempfile.TemporaryDirectory() as directory:
-        qrels_path, run_path = make_trec_files(directory, args.trec_queries, args.trec_docs, args.seed)
-        print(f"\n== trec: {args.trec_queries:,} queries x {args.trec_docs:,} documents "
-              f"({run_path.stat().st_size / 2**20:.0f} MiB run file), ~60 judged per query; "
-              f"{', '.join(TREC_MEASURES)}")
-        rows = []
-        qrels, run = rw.Qrels.read(qrels_path), rw.Run.read(run_path)
-        qrels_dict, run_dict = qrels.to_dict(), run.to_dict()
-        for threads in (1, cpus):
-            res, first, median = timed(lambda t=threads: rw.trec_eval(qrels, run, TREC_MEASURES, n_threads=t),
-                                       args.repeats)
-            rows.append((f"rankwise trec_eval (compute), {_threads(threads)}", first, median))
-        _, first, median = timed(lambda: rw.trec_eval(rw.Qrels.read(qrels_path), rw.Run.read(run_path),
-                                                      TREC_MEASURES), max(1, args.repeats // 2))
-        rows.append((f"rankwise read files + trec_eval, {_threads(cpus)}", first, median))
-        def from_dicts():
-            return rw.trec_eval(rw.Qrels.from_dict(qrels_dict), rw.Run.from_dict(run_dict), TREC_MEASURES)
-
-        _, first, median = timed(from_dicts, max(1, args.repeats // 2))
-        rows.append((f"rankwise from dicts + trec_eval, {_threads(cpus)}", first, median))
-        _, first, median = timed(lambda: rw.Run.read(run_path), max(1, args.repeats // 2))
-        rows.append(("rankwise Run.read alone", first, median))
-        baseline = _bench_pytrec(qrels_path, run_path, qrels_dict, run_dict, res, rows, args)
-    _table(rows, baseline if baseline else rows[0][2])
+def numpy_ndcg(y_true, y_score, k=10, gain="linear"):
+    """Vectorised nDCG@k: argpartition for the top k, ideal from a partition of the gains."""
+    gains = y_true.astype(np.float64)
+    if gain == "exponential":
+        gains = np.exp2(gains) - 1
+    top = np.argpartition(-y_score, k - 1, axis=1)[:, :k]
+    top = np.take_along_axis(top, np.argsort(-np.take_along_axis(y_score, top, axis=1), axis=1), axis=1)
+    discount = 1.0 / np.log2(np.arange(2, k + 2))
+    dcg = np.take_along_axis(gains, top, axis=1) @ discount
+    ideal = np.sort(-np.partition(-gains, k - 1, axis=1)[:, :k], axis=1)[:, ::-1] @ discount
+    return {"nDCG@10": np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)}
 
 
-def _bench_pytrec(qrels_path, run_path, qrels_dict, run_dict, res, rows, args):
+def bench_w4(args, thread_counts):
+    y_true, y_score = make_dense(args.dense_queries, args.dense_docs, args.seed)
+    size = y_true.nbytes + y_score.nbytes
+    for gain in ("linear", "exponential"):
+        title = f"W4 dense {gain}"
+        print(f"\n== {title}: {args.dense_queries:,} x {args.dense_docs:,} float64 scores (no ties), int8 "
+              f"labels 0-3; nDCG@10 with {gain} gain ({'label' if gain == 'linear' else '2**label - 1'})")
+        ref = Reference()
+        relevance = (lambda: y_true) if gain == "linear" else (lambda: np.exp2(y_true.astype(np.float64)) - 1)
+        impls = [
+            Impl("yardstick: y_score.max() + y_true.max()", lambda: (y_score.max(), y_true.max()),
+                 "yardstick"),
+            Impl("NumPy argpartition (reference)", lambda g=gain: numpy_ndcg(y_true, y_score, 10, g),
+                 "reference", ref.store),
+        ]
+        if installed("sklearn"):
+            from sklearn.metrics import ndcg_score
+
+            impls.append(Impl(f"scikit-learn ndcg_score(k=10){' on 2**y - 1' if gain != 'linear' else ''}",
+                              lambda r=relevance: {"nDCG@10": ndcg_score(r(), y_score, k=10)},
+                              check=ref.mean(1e-10, "scikit-learn")))
+        if installed("torchmetrics"):
+            for t in thread_counts:
+                impls.append(Impl(f"torchmetrics RetrievalNormalizedDCG(top_k=10), {_threads(t)}",
+                                  with_threads(lambda r=relevance: _torchmetrics_dense(r(), y_score), t),
+                                  check=ref.mean(1e-5, "torchmetrics")))
+        check = ref.per_query(1e-12, "rankwise", lambda r: {"nDCG@10": r["nDCG@10"]})
+        for t in thread_counts:
+            impls.append(Impl(f"rankwise evaluate gain={gain!r}, {_threads(t)}",
+                              lambda t=t, g=gain: rw.evaluate(y_true, y_score, ["nDCG@10"], gain=g,
+                                                              n_threads=t),
+                              "rankwise", check, _short(t)))
+        run_case(title, impls, args.repeats, size)
+
+
+def _torchmetrics_dense(relevance, y_score):
+    import torch
+    from torchmetrics.retrieval import RetrievalNormalizedDCG
+
+    n_queries, n_docs = y_score.shape
+    metric = RetrievalNormalizedDCG(top_k=10)
+    target = torch.from_numpy(np.ascontiguousarray(relevance, dtype=np.int64).ravel())
+    indexes = torch.from_numpy(np.repeat(np.arange(n_queries), n_docs))
+    metric.update(torch.from_numpy(y_score.ravel()), target, indexes=indexes)
+    return {"nDCG@10": float(metric.compute())}
+
+
+# --------------------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------------------
+
+def _version(dist):
     try:
-        import pytrec_eval
-    except ImportError:
-        print("pytrec_eval not installed (pip install pytrec-eval-terrier): no comparison")
-        return None
-    names = ["map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank"]
-
-    judgements = {q: {d: int(v) for d, v in docs.items()} for q, docs in qrels_dict.items()}
-
-    def compute():
-        return pytrec_eval.RelevanceEvaluator(judgements, PYTREC_MEASURES).evaluate(run_dict)
-
-    def from_files():
-        with open(qrels_path) as f:
-            judged = pytrec_eval.parse_qrel(f)
-        with open(run_path) as f:
-            ranked = pytrec_eval.parse_run(f)
-        return pytrec_eval.RelevanceEvaluator(judged, PYTREC_MEASURES).evaluate(ranked)
-
-    values, first, median = timed(compute, max(1, args.repeats // 2))
-    for column in names:
-        theirs = np.array([values[q][column] for q in res.query_ids])
-        np.testing.assert_allclose(res[column], theirs, rtol=1e-12, atol=1e-15)
-    print("values: rankwise and pytrec_eval agree on every query and measure (rtol 1e-12)\n")
-    rows.insert(0, ("pytrec_eval evaluate (compute, reference)", first, median))
-    _, first, median = timed(from_files, max(1, args.repeats // 2))
-    rows.insert(1, ("pytrec_eval parse files + evaluate", first, median))
-    return rows[0][2]
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
 
 
-def _threads(n):
-    return f"{n} thread{'s' if n > 1 else ''}"
-
-
-def _table(rows, baseline, yardstick=None):
-    head = f"{'implementation':<52} {'first call':>11} {'median':>9} {'speed-up':>9}"
-    if yardstick is not None:
-        head += f" {'/ yardstick':>12} {'peak extra':>11}"
-    print(head)
-    for name, first, median, *memory in rows:
-        line = f"{name:<52} {first:>10.3f}s {median:>8.3f}s {baseline / median:>8.1f}x"
-        if yardstick is not None:
-            mib = f"{memory[0] / 2**20:>8.1f} MiB" if memory and memory[0] is not None else ""
-            line += f" {median / yardstick:>11.2f}x {mib:>11}"
-        print(line)
+def describe_machine(cpus):
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    print(f"machine: {cpu}, {cpus} CPUs available, {platform.system()} {platform.release()}, "
+          f"Python {platform.python_version()}")
+    libraries = ["rankwise", "numpy", "pandas", "scikit-learn", "pytrec-eval-terrier", "ranx", "numba",
+                 "ir-measures", "torch", "torchmetrics"]
+    print("versions: " + ", ".join(f"{name} {_version(name)}" for name in libraries))
+    package = Path(rw.__file__).parent
+    kernels = [*package.glob("_kernels/*.so"), *package.glob("_kernels/*.pyd")]
+    if kernels:
+        built = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(max(k.stat().st_mtime for k in kernels)))
+        print(f"rankwise from {package}, kernels built {built}")
+    print(f"numba cache: {os.environ['NUMBA_CACHE_DIR']} (fresh unless NUMBA_CACHE_DIR was set: ranx's "
+          f"first call includes its JIT compilation)")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workload", choices=("all", "influence", "link-prediction", "trec"), default="all")
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--candidates", type=int, default=50_000)
-    parser.add_argument("--relevant", type=float, default=17)
+    parser.add_argument("--workload", nargs="+", default=["all"],
+                        choices=("all", *WORKLOADS, *ALIASES), help="one or more workloads (default: all)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: every workload about 10x smaller, 3 repeats")
+    parser.add_argument("--queries", type=int, default=200, help="W1 queries")
+    parser.add_argument("--min-candidates", type=int, default=1_000)
+    parser.add_argument("--max-candidates", type=int, default=100_000)
+    parser.add_argument("--candidates", type=int, help="W1/W5: a fixed number of candidates per query")
+    parser.add_argument("--relevant", type=float, default=17, help="W1/W5: Poisson mean of relevant items")
+    parser.add_argument("--trec-queries", type=int, default=5_000)
+    parser.add_argument("--trec-docs", type=int, default=1_000)
     parser.add_argument("--lp-queries", type=int, default=100_000)
     parser.add_argument("--lp-candidates", type=int, default=1_000)
-    parser.add_argument("--trec-queries", type=int, default=10_000)
-    parser.add_argument("--trec-docs", type=int, default=1_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--dense-queries", type=int, default=10_000)
+    parser.add_argument("--dense-docs", type=int, default=1_000)
+    parser.add_argument("--scale-queries", type=int, default=2_000)
+    parser.add_argument("--repeats", type=int, default=7, help="timed rounds (slow competitors: at most 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.queries, args.max_candidates = 50, 20_000
+        args.trec_queries, args.lp_queries, args.dense_queries, args.scale_queries = 500, 10_000, 1_000, 200
+        args.repeats = min(args.repeats, 3)
+    if args.candidates is not None:
+        args.min_candidates = args.max_candidates = args.candidates
+    chosen = {ALIASES.get(w, w) for w in args.workload}
+    if "all" in chosen:
+        chosen = set(WORKLOADS)
 
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"machine: {platform.machine()}, {cpus} CPUs, Python {platform.python_version()}, "
-          f"NumPy {np.__version__}, rankwise {rw.__version__}")
-    if args.workload in ("all", "influence"):
-        bench_influence(args, cpus)
-    if args.workload in ("all", "link-prediction"):
-        bench_link_prediction(args, cpus)
-    if args.workload in ("all", "trec"):
-        bench_trec(args, cpus)
+    thread_counts = sorted({1, cpus})
+    started = time.perf_counter()
+    describe_machine(cpus)
+    missing = [name for name in ("pytrec_eval", "ranx", "ir_measures", "sklearn", "torch", "torchmetrics")
+               if not installed(name)]
+    if missing:
+        print(f"not installed, not timed: {', '.join(missing)} (pip install '.[bench]')")
+    for workload, bench in (("w1", bench_w1), ("w2", bench_w2), ("w3", bench_w3), ("w4", bench_w4),
+                            ("w5", bench_w5)):
+        if workload in chosen:
+            bench(args, thread_counts)
+            set_threads(cpus)
+
+    print(f"\n== summary (total {time.perf_counter() - started:.0f}s)")
+    print(f"{'workload':<26} {'rankwise':<8} {'median':>9}  {'fastest competitor':<46} {'median':>8} "
+          f"{'speed-up':>8} {'speed':>7} {'/ yard':>7} {'<= 3x':>7}")
+    for title, short, median, name, fast, speedup, yard, speed, within in SUMMARY:
+        print(f"{title:<26} {short:<8} {median:>8.4f}s  {name:<46} {fast:>7.3f}s {speedup:>7.1f}x {speed:>7} "
+              f"{yard:>6.2f}x {within:>7}")
+    print("speed: >= 10x the fastest competitor, or <= 1.5x the yardstick where 10x would beat the "
+          "yardstick; <= 3x: never more than 3x the yardstick")
+    if FAILURES:
+        print(f"\n{len(FAILURES)} implementations DISAGREE with the reference (see above)")
+        sys.exit(1)
+    print("\nvalues: every implementation agreed with the NumPy reference on every workload")
 
 
 if __name__ == "__main__":
