@@ -321,11 +321,6 @@ def _line(spec: TrecSpec, query: str, value) -> str:
     return f"{spec.name:<22}\t{query}\t{text}"
 
 
-def _byte_sorted(strings) -> np.ndarray:
-    """Positions that order ``strings`` byte-wise (UTF-8), as trec_eval's strcmp does."""
-    return np.array(sorted(range(len(strings)), key=lambda i: strings[i].encode("utf-8")), dtype=np.int64)
-
-
 class _Join:
     """The run's evaluated rows grouped by query, each with its relevance from the qrels."""
 
@@ -504,8 +499,10 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
     kernel_specs = _kernel_columns(specs)
     values = _evaluate(join, qrels, run, kernel_specs, ties, level, limit, threads)
     values = _assemble(specs, kernel_specs, values)
-    names = qrels._columns.queries.to_numpy()[join.qrels_query]
-    order = _byte_sorted(names)
+    queries = qrels._columns.queries
+    # trec_eval reports queries in byte order of their ids.
+    order = np.argsort(queries.byte_order()[join.qrels_query], kind="stable")
+    names = queries.to_numpy()[join.qrels_query]
     return TrecResults(specs, values[order], names[order], n_queries, run.name, ties)
 
 
