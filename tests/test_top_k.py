@@ -59,3 +59,17 @@ def test_top_k_ideal_uses_every_label():
     assert rw.recall(labels, scores, k=2) == 0.0
     assert rw.evaluate(labels, scores, ["nDCG@4", "AP"]).mean()["nDCG@4"] == pytest.approx(
         (3 / np.log2(5)) / (3 + 3 / np.log2(3)))
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+def test_top_k_path_with_sorted_scores(rng, order):
+    # Ascending scores push every item through the provisional heap; descending ones none.
+    labels, scores = heavy_ties(rng, 100, 50)
+    scores = np.sort(scores, axis=1)
+    if order == "descending":
+        scores = scores[:, ::-1]
+    for ties in POLICIES[:4]:
+        fast = rw.evaluate(labels, scores, ["nDCG@4", "P@3", "RR@5"], ties=ties)
+        full = rw.evaluate(labels, scores, ["nDCG@4", "P@3", "RR@5", "AP"], ties=ties)
+        for name in ("nDCG@4", "P@3", "RR@5"):
+            np.testing.assert_array_equal(fast[name], full[name], err_msg=f"{ties} {name}")

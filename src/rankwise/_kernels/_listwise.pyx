@@ -172,19 +172,6 @@ cdef inline void heap_offer(double* heap, Py_ssize_t* size, Py_ssize_t k, double
         sift(heap, k, 0)
 
 
-cdef double kth_score(const score_t* scores, Py_ssize_t n, Py_ssize_t k, double* heap) noexcept nogil:
-    """The k-th best score of a list longer than k: no item below it reaches the top k."""
-    cdef Py_ssize_t i, size = 0
-    for i in range(k):
-        heap_offer(heap, &size, k, scores[i])
-    # Past the first k, few items beat the root: the branch is well predicted.
-    for i in range(k, n):
-        if ranks_above(scores[i], heap[0]):
-            heap[0] = scores[i]
-            sift(heap, k, 0)
-    return heap[0]
-
-
 cdef int collect(const label_t* labels, const score_t* scores, const int64_t* keys,
                  Query* q, const Params* prm, Workspace* ws) noexcept nogil:
     """Gather tracked items (label > 0) and count the relevant ones."""
@@ -211,18 +198,20 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
                      Query* q, const Params* prm, const TopK* top, Workspace* ws) noexcept nogil:
     """collect() for the top-k path: track only items at or above the k-th best score.
 
-    Every item is written to the next free slot and the slot is kept only if the item
-    qualifies, so dense labels cost no mispredicted branches. Items below the threshold
-    are never above or tied with a tracked item, so the ones at or above it (labelled
-    or not) are kept apart for count_ranks, which then skips the rest of the list. The
-    k largest labels of all items are kept for the ideal ranking.
+    One pass keeps a heap of the k best scores so far; its root only rises, so an item
+    below it can be dropped at once, and the few kept early that end below the final
+    k-th best score are dropped afterwards. Items below that threshold are never above
+    or tied with a tracked item, so the ones at or above it (labelled or not) are kept
+    apart for count_ranks, which then skips the rest of the list. Every item is written
+    to the next free slot and the slot kept only if it qualifies, so dense labels cost
+    no mispredicted branches. The k largest labels of all items go to the ideal ranking.
     """
-    cdef Py_ssize_t i, t = 0, m = 0, n_labels = 0
+    cdef Py_ssize_t i, t = 0, m = 0, kept, n_scores = 0, n_labels = 0
     cdef int64_t n_rel = 0, key
     cdef double lab, score, threshold
     cdef bint near
+    cdef double* best_scores = top.heap
     cdef double* best_labels = top.heap + top.k
-    threshold = kth_score(scores, q.n, top.k, top.heap)
     if (ws.cap == 0 and reserve(ws, 1) != 0) or (ws.near_cap == 0 and reserve_near(ws, 1) != 0):
         return -1
     for i in range(q.n):
@@ -230,10 +219,13 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
         score = scores[i]
         key = keys[i] if keys != NULL else i
         n_rel += lab >= prm.level
-        # Tested in this order, the branch is rarely taken once the heap holds k labels.
+        # Both branches are rarely taken once a heap holds k values.
         if (n_labels < top.k or lab > best_labels[0]) and lab > 0:
             heap_offer(best_labels, &n_labels, top.k, lab)
-        near = not ranks_above(threshold, score)
+        if n_scores < top.k or ranks_above(score, best_scores[0]):
+            heap_offer(best_scores, &n_scores, top.k, score)
+        # Until the heap holds k scores it is not ordered, and every item may be near.
+        near = n_scores < top.k or not ranks_above(best_scores[0], score)
         ws.near_scores[m] = score
         ws.near_keys[m] = key
         m += near
@@ -243,8 +235,20 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
         t += (lab > 0) & near
         if (t == ws.cap and reserve(ws, t + 1) != 0) or (m == ws.near_cap and reserve_near(ws, m + 1) != 0):
             return -1
-    q.t = t
-    q.n_near = m
+    threshold = best_scores[0]
+    kept = 0
+    for i in range(m):
+        if not ranks_above(threshold, ws.near_scores[i]):
+            ws.near_scores[kept] = ws.near_scores[i]
+            ws.near_keys[kept] = ws.near_keys[i]
+            kept += 1
+    q.n_near = kept
+    kept = 0
+    for i in range(t):
+        if not ranks_above(threshold, ws.items[i].score):
+            ws.items[kept] = ws.items[i]
+            kept += 1
+    q.t = kept
     q.n_rel = n_rel
     if reserve(ws, n_labels) != 0:
         return -1
