@@ -245,6 +245,7 @@ class TrecResults:
 
     def __init__(self, specs, values, query_ids, n_queries, run_name, ties):
         self._specs = tuple(specs)
+        self._index = {spec.name: j for j, spec in enumerate(self._specs)}
         self._values = values
         self._values.flags.writeable = False
         self.query_ids = query_ids
@@ -257,10 +258,9 @@ class TrecResults:
         return tuple(s.name for s in self._specs if s.root not in ("runid", "num_q"))
 
     def _column(self, name: str) -> int:
-        for i, spec in enumerate(self._specs):
-            if spec.name == name:
-                return i
-        raise KeyError(f"{name!r} was not computed; measures: {', '.join(self.names)}")
+        if name not in self._index:
+            raise KeyError(f"{name!r} was not computed; measures: {', '.join(self.names)}")
+        return self._index[name]
 
     def __getitem__(self, name: str) -> np.ndarray:
         """Per-query values of one measure (gm_map and gm_bpref: the per-query AP / bpref)."""
@@ -268,11 +268,10 @@ class TrecResults:
 
     def mean(self) -> dict:
         """The summary trec_eval prints as ``all``: means, sums for counts, geometric means."""
-        return {name: self._summary(name) for name in self.names}
+        return {name: self._summary(self._column(name)) for name in self.names}
 
-    def _summary(self, name: str):
-        spec = self._specs[self._column(name)]
-        column = self[name]
+    def _summary(self, j: int):
+        spec, column = self._specs[j], self._values[:, j]
         if spec.root in _COUNTS:
             return _count(column.sum())
         if not self._n_queries:
@@ -293,16 +292,16 @@ class TrecResults:
         lines = []
         if per_query:
             for q, query in enumerate(self.query_ids):
-                for spec in self._specs:
+                for j, spec in enumerate(self._specs):
                     if spec.root not in _SUMMARY_ONLY:
-                        lines.append(_line(spec, query, self._values[q, self._column(spec.name)]))
-        for spec in self._specs:
+                        lines.append(_line(spec, query, self._values[q, j]))
+        for j, spec in enumerate(self._specs):
             if spec.root == "runid":
                 lines.append(f"{'runid':<22}\tall\t{self.run_name}")
             elif spec.root == "num_q":
                 lines.append(f"{'num_q':<22}\tall\t{self._n_queries}")
             else:
-                lines.append(_line(spec, "all", self._summary(spec.name)))
+                lines.append(_line(spec, "all", self._summary(j)))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -337,8 +336,7 @@ class _Join:
         if order is not None:
             rows = order if rows is None else rows[order]
         self.rows = rows
-        counts = np.bincount(rc.query_codes if rows is None else rc.query_codes[rows],
-                             minlength=len(rc.queries))[evaluated]
+        counts = np.bincount(query_codes, minlength=len(rc.queries))[evaluated]
         self.indptr = np.zeros(evaluated.shape[0] + 1, dtype=np.int64)
         np.cumsum(counts, out=self.indptr[1:])
         self.qrels_query = run_to_qrels[evaluated]
@@ -402,8 +400,12 @@ def _gain_table(spec: TrecSpec) -> np.ndarray | None:
     return table
 
 
-def _ideal_dcg(qc: TrecColumns, queries: np.ndarray, spec: TrecSpec) -> np.ndarray:
-    """Ideal DCG per query from every judged document, as trec_eval builds it."""
+def _ideal_terms(qc: TrecColumns, spec: TrecSpec) -> tuple:
+    """Every judged document with a positive gain in ideal order, as trec_eval builds it.
+
+    Returns the query code, the 0-based rank within the query's ideal ranking and the
+    DCG term of each; ndcg_cut's cutoffs all share the terms of the raw labels.
+    """
     labels = qc.values
     table = _gain_table(spec)
     if spec.root == "ndcg":
@@ -418,13 +420,17 @@ def _ideal_dcg(qc: TrecColumns, queries: np.ndarray, spec: TrecSpec) -> np.ndarr
     codes, gains = qc.query_codes[keep], gains[keep]
     order = np.lexsort((-gains, codes))
     codes, gains = codes[order], gains[order]
-    starts = np.searchsorted(codes, codes, side="left")
-    position = np.arange(codes.shape[0]) - starts
-    if spec.root == "ndcg_cut":
-        within = position < spec.params[0]
-        codes, gains, position = codes[within], gains[within], position[within]
-    total = np.bincount(codes, weights=gains / np.log2(position + 2.0), minlength=len(qc.queries))
-    return total[queries]
+    position = np.arange(codes.shape[0]) - np.searchsorted(codes, codes, side="left")
+    return codes, position, gains / np.log2(position + 2.0)
+
+
+def _ideal_dcg(qc: TrecColumns, queries: np.ndarray, terms: tuple, cutoff=None) -> np.ndarray:
+    """Ideal DCG per evaluated query from the ideal terms, cut at ``cutoff`` if given."""
+    codes, position, contributions = terms
+    if cutoff is not None:
+        within = position < cutoff
+        codes, contributions = codes[within], contributions[within]
+    return np.bincount(codes, weights=contributions, minlength=len(qc.queries))[queries]
 
 
 def _kernel_columns(specs):
@@ -546,10 +552,15 @@ def _evaluate(join: _Join, qrels: Qrels, run: Run, specs, ties: str, level: floa
     width = max([t.shape[0] for t in tables if t is not None], default=1)
     gains = np.zeros((max(sum(t is not None for t in tables), 1), width))
     gain_row = np.full(len(specs), -1, dtype=np.int64)
+    terms = {}
     for m, spec in enumerate(specs):
         params[m, :len(spec.params)] = spec.params
         if spec.kind in (TrecMeasure.NDCG, TrecMeasure.NDCG_CUT):
-            ideal[:, m] = _ideal_dcg(qc, join.qrels_query, spec)
+            gain_key = (spec.root, spec.gains)
+            if gain_key not in terms:
+                terms[gain_key] = _ideal_terms(qc, spec)
+            cutoff = spec.params[0] if spec.kind == TrecMeasure.NDCG_CUT else None
+            ideal[:, m] = _ideal_dcg(qc, join.qrels_query, terms[gain_key], cutoff)
         if tables[m] is not None:
             row = int(gain_row.max()) + 1
             gains[row, :tables[m].shape[0]] = tables[m]
