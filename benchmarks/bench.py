@@ -594,33 +594,28 @@ def bench_w2(args, thread_counts):
     impls += _trec_competitors(a, thread_counts, ref, n_queries)
     check = ref.per_query(1e-12, "rankwise", _rankwise_trec_values)
 
-    if installed("pandas"):
-        import pandas as pd
-
-        how = "Qrels/Run.from_pandas"
-
-        def build():
-            qrels = rw.Qrels.from_pandas(pd.DataFrame({"query_id": a["qrels_qid"], "doc_id": a["qrels_doc"],
-                                                       "relevance": a["qrels_rel"]}))
-            run = rw.Run.from_pandas(pd.DataFrame({"query_id": a["run_qid"], "doc_id": a["run_doc"],
-                                                   "score": a["run_score"]}))
-            return qrels, run
-    else:
-        how = "Qrels/Run.from_dict"
-
-        def build():
-            return (rw.Qrels.from_dict(grouped_dict(a["qrels_qid"], a["qrels_doc"], a["qrels_rel"])),
-                    rw.Run.from_dict(grouped_dict(a["run_qid"], a["run_doc"], a["run_score"])))
+    def build(t):
+        return (rw.Qrels.from_arrays(a["qrels_qid"], a["qrels_doc"], a["qrels_rel"], n_threads=t),
+                rw.Run.from_arrays(a["run_qid"], a["run_doc"], a["run_score"], n_threads=t))
 
     for t in thread_counts:
-        impls.append(Impl(f"rankwise {how} + trec_eval, {_threads(t)}",
-                          lambda t=t: rw.trec_eval(*build(), TREC_MEASURES, n_threads=t), "rankwise", check,
+        impls.append(Impl(f"rankwise Qrels/Run.from_arrays + trec_eval, {_threads(t)}",
+                          lambda t=t: rw.trec_eval(*build(t), TREC_MEASURES, n_threads=t), "rankwise", check,
                           _short(t)))
-    qrels, run = build()
+    qrels, run = build(thread_counts[-1])
     for t in thread_counts:
         impls.append(Impl(f"rankwise trec_eval only (objects built), {_threads(t)}",
                           lambda t=t: rw.trec_eval(qrels, run, TREC_MEASURES, n_threads=t), "rankwise-info",
                           check, f"compute {_short(t)}"))
+    if installed("pandas"):
+        import pandas as pd
+
+        frames = (pd.DataFrame({"query_id": a["qrels_qid"], "doc_id": a["qrels_doc"],
+                                "relevance": a["qrels_rel"]}),
+                  pd.DataFrame({"query_id": a["run_qid"], "doc_id": a["run_doc"], "score": a["run_score"]}))
+        impls.append(Impl(f"rankwise Qrels/Run.from_pandas + trec_eval, {_threads(thread_counts[-1])}",
+                          lambda: rw.trec_eval(rw.Qrels.from_pandas(frames[0]), rw.Run.from_pandas(frames[1]),
+                                               TREC_MEASURES), "rankwise-info", check, "pandas"))
     with tempfile.TemporaryDirectory() as directory:
         qrels_path, run_path = Path(directory) / "w2.qrels", Path(directory) / "w2.run"
         qrels.write(qrels_path)

@@ -1,8 +1,11 @@
 """TREC files and trec_eval: Qrels, Run, and trec_eval() with trec_eval 10.0's semantics.
 
-Ids are interned once into integer codes (a hash table in C, exact), qrels and run are
-joined by code, and the ranking and measures run in nogil kernels over CSR-grouped
-queries. Semantics follow trec_eval 10.0: the run's rank column is ignored; documents
+String ids are interned once into integer codes (a hash table in C, exact); integer ids
+from arrays stay integers and behave as their decimal text. Rows are grouped by query
+once per object; each query's judgements go into a small hash table that the run's
+documents look themselves up in, only the judged documents are ranked (the rest is
+counted, never sorted), and the measures are read off their ranks, all in nogil kernels
+over queries in parallel. Semantics follow trec_eval 10.0: the run's rank column is ignored; documents
 are ordered by score descending, ties by document id descending (byte-wise); AP and
 recall divide by R, the number of judged relevant documents; nDCG gains are the
 relevance values and its ideal ranking uses every judged document (``relevance_level``
@@ -16,8 +19,18 @@ import os
 
 import numpy as np
 
-from ._kernels._trec import TrecMeasure, judge, rank_relevance, trec_measures
+from ._kernels._trec import (
+    TieKey,
+    TrecMeasure,
+    ideal_dcg,
+    judge,
+    judgement_counts,
+    rank_judged,
+    rank_relevance,
+    trec_measures,
+)
 from ._parallel import effective_n_threads, run_over_queries
+from ._trec_ids import IdColumns, as_ids, byte_order, canonical_ints, id_columns
 from ._trec_io import StringTable, TrecColumns, read_qrels, read_run, write_qrels, write_run
 from ._trec_names import TrecSpec, parse_trec_measures
 from ._validation import check_choice, check_level
@@ -37,16 +50,24 @@ _NO_EXPECTATION = {"bpref", "gm_bpref", "infAP", "iprec_at_recall", "11pt_avg", 
 def _columns_from_pairs(queries, docs, values, what: str) -> TrecColumns:
     query_table, query_codes = StringTable.from_strings(queries)
     doc_table, doc_codes = StringTable.from_strings(docs)
-    values = np.ascontiguousarray(values, dtype=np.float64)
-    # Scores may be infinite (they order as numbers); relevance must be finite.
-    bad = np.isnan(values) if what == "Run" else ~np.isfinite(values)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        kind = "a number" if what == "Run" else "a finite number"
-        raise ValueError(f"{what} value for query {queries[i]!r}, document {docs[i]!r} is {values[i]!r}; "
-                         f"it must be {kind}")
+    _check_values(values, what, lambda i: (queries[i], docs[i]))
     return TrecColumns(query_table, query_codes, doc_table, doc_codes, values,
                        np.arange(1, values.shape[0] + 1, dtype=np.int64), None)
+
+
+def _check_values(values: np.ndarray, what: str, ids) -> None:
+    # Scores may be infinite (they order as numbers); relevance must be finite. NaN
+    # propagates through min, so a pass or two without temporaries clears the usual case.
+    if not values.size:
+        return
+    low = values.min()
+    if (not np.isnan(low)) if what == "Run" else (np.isfinite(low) and np.isfinite(values.max())):
+        return
+    i = int(np.argmax(np.isnan(values) if what == "Run" else ~np.isfinite(values)))
+    query, doc = ids(i)
+    kind = "a number" if what == "Run" else "a finite number"
+    raise ValueError(f"{what} value for query {query!r}, document {doc!r} is {float(values[i])!r}; "
+                     f"it must be {kind}")
 
 
 def _check_unique_pairs(columns: TrecColumns, what: str) -> None:
@@ -79,30 +100,98 @@ def _from_dict(mapping, what: str) -> TrecColumns:
     return _columns_from_pairs(queries, docs, numbers, what)
 
 
-def _from_pandas(frame, columns: dict, what: str) -> TrecColumns:
+def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: bool = False, n_threads=None):
+    queries, docs = as_ids(query_ids, "query_ids", copy), as_ids(doc_ids, "doc_ids", copy)
+    numbers = np.asarray(values)
+    if numbers.ndim != 1 or numbers.dtype.kind not in "biuf":
+        raise TypeError(f"{value_name} must be a 1-D array of numbers, got {numbers.dtype} of shape "
+                        f"{numbers.shape}")
+    n = numbers.shape[0]
+    for name, ids in (("query_ids", query_ids), ("doc_ids", doc_ids)):
+        if len(ids) != n:
+            raise ValueError(f"{name} has {len(ids)} rows but {value_name} has {n}")
+    numbers = np.array(numbers, dtype=np.float64) if copy else np.ascontiguousarray(numbers, dtype=np.float64)
+    if queries is None or docs is None:
+        text = [np.asarray(ids) for ids in (query_ids, doc_ids)]
+        text = [[v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in ids.tolist()] for ids in text]
+        parsed = _columns_from_pairs(text[0], text[1], numbers, what)
+        _check_unique_pairs(parsed, what)
+        return parsed
+    _check_values(numbers, what, lambda i: (int(queries[i]), int(docs[i])))
+    return id_columns(queries, docs, numbers, what, effective_n_threads(n_threads))
+
+
+def _from_pandas(frame, columns: dict, what: str, value_name: str):
     missing = [name for name in columns.values() if name not in frame.columns]
     if missing:
         raise ValueError(f"{what}.from_pandas: the DataFrame has no column {missing[0]!r} "
                          f"(columns: {list(frame.columns)})")
-    names = list(columns.values())
-    parsed = _columns_from_pairs(frame[names[0]].astype(str).tolist(), frame[names[1]].astype(str).tolist(),
-                                 frame[names[2]].to_numpy(dtype=np.float64), what)
-    _check_unique_pairs(parsed, what)
-    return parsed
+    query, doc, value = (frame[name].to_numpy() for name in columns.values())
+    return _from_arrays(query, doc, value, what, value_name)
+
+
+class _Side:
+    """One Qrels or Run as the join reads it: rows grouped by query, documents as int64 keys.
+
+    ``docs`` holds document codes into ``doc_table`` (string ids) or the ids themselves
+    (``doc_table`` None); ``queries`` is a StringTable or an int64 array of ids.
+    """
+
+    def __init__(self, columns):
+        if isinstance(columns, IdColumns):
+            self.queries, self.indptr, order = columns.queries, columns.indptr, columns.order
+            docs, self.doc_table = columns.doc_ids, None
+        else:
+            codes, n_queries = columns.query_codes, len(columns.queries)
+            self.queries, docs, self.doc_table = columns.queries, columns.doc_codes, columns.docs
+            self.indptr = np.zeros(n_queries + 1, dtype=np.int64)
+            np.cumsum(np.bincount(codes, minlength=n_queries), out=self.indptr[1:])
+            # Codes number queries in first-seen order, so grouped rows never decrease.
+            order = None if bool(np.all(codes[1:] >= codes[:-1])) else np.argsort(codes, kind="stable")
+        self.docs = docs if order is None else docs[order]
+        self.values = columns.values if order is None else columns.values[order]
+
+    @property
+    def n_queries(self) -> int:
+        return self.indptr.shape[0] - 1
+
+    def per_query(self, flags: np.ndarray) -> np.ndarray:
+        """How many rows of each query have ``flags`` set."""
+        total = np.concatenate(([0.0], np.cumsum(flags, dtype=np.float64)))
+        return total[self.indptr[1:]] - total[self.indptr[:-1]]
+
+    def query_names(self) -> np.ndarray:
+        return self.queries.to_numpy() if isinstance(self.queries, StringTable) else self.queries
+
+    def query_byte_order(self) -> np.ndarray:
+        if isinstance(self.queries, StringTable):
+            return self.queries.byte_order()
+        return byte_order(self.queries)
 
 
 class _TrecData:
-    """Shared behaviour of Qrels and Run: integer-coded rows of (query, document, value)."""
+    """Shared behaviour of Qrels and Run: rows of (query, document, value).
+
+    Ids are strings (TrecColumns: interned into codes) or, from integer arrays,
+    integers (IdColumns: kept as they are).
+    """
 
     _value_name = "value"
 
-    def __init__(self, columns: TrecColumns):
+    def __init__(self, columns):
         self._columns = columns
+        self._grouped = None
+
+    def _side(self) -> _Side:
+        if self._grouped is None:
+            self._grouped = _Side(self._columns)
+        return self._grouped
 
     @property
     def query_ids(self) -> np.ndarray:
-        """Query ids, in the order first seen."""
-        return self._columns.queries.to_numpy()
+        """Query ids, in the order first seen (str, or int64 when built from integer ids)."""
+        c = self._columns
+        return c.queries if isinstance(c, IdColumns) else c.queries.to_numpy()
 
     @property
     def n_queries(self) -> int:
@@ -111,11 +200,24 @@ class _TrecData:
     def __len__(self) -> int:
         return self._columns.values.shape[0]
 
+    def _text_columns(self) -> TrecColumns:
+        """The rows with string ids (integer ids become their decimal text)."""
+        c = self._columns
+        if not isinstance(c, IdColumns):
+            return c
+        tables = []
+        for ids in (c.query_ids, c.doc_ids):
+            unique, codes = np.unique(ids, return_inverse=True)
+            tables += [StringTable.from_strings(map(str, unique.tolist()))[0], codes.astype(np.int64)]
+        return TrecColumns(*tables, c.values, np.arange(1, c.values.shape[0] + 1, dtype=np.int64), None)
+
     def to_pandas(self):
         """One row per line: query_id, doc_id and relevance (Qrels) or score (Run)."""
         import pandas as pd
 
         c = self._columns
+        if isinstance(c, IdColumns):
+            return pd.DataFrame({"query_id": c.query_ids, "doc_id": c.doc_ids, self._value_name: c.values})
         return pd.DataFrame({"query_id": c.queries.to_numpy()[c.query_codes],
                              "doc_id": c.docs.to_numpy()[c.doc_codes],
                              self._value_name: c.values})
@@ -123,19 +225,24 @@ class _TrecData:
     def to_dict(self) -> dict:
         """``{query_id: {doc_id: value}}``."""
         c = self._columns
-        queries, docs = c.queries.to_numpy(), c.docs.to_numpy()
+        if isinstance(c, IdColumns):
+            rows = zip(c.query_ids.tolist(), c.doc_ids.tolist(), c.values.tolist(), strict=True)
+        else:
+            queries, docs = c.queries.to_numpy(), c.docs.to_numpy()
+            rows = ((queries[q], docs[d], v) for q, d, v in
+                    zip(c.query_codes.tolist(), c.doc_codes.tolist(), c.values.tolist(), strict=True))
         out: dict = {}
-        for q, d, v in zip(c.query_codes.tolist(), c.doc_codes.tolist(), c.values.tolist(), strict=True):
-            out.setdefault(queries[q], {})[docs[d]] = v
+        for q, d, v in rows:
+            out.setdefault(q, {})[d] = v
         return out
 
 
 class Qrels(_TrecData):
     """Relevance judgements: for each query, judged documents and their relevance.
 
-    Build with :meth:`read` (TREC qrels file ``qid iter docno rel``), :meth:`from_dict`
-    or :meth:`from_pandas`. Negative relevance marks a document pooled but not judged
-    (trec_eval's infAP convention).
+    Build with :meth:`read` (TREC qrels file ``qid iter docno rel``), :meth:`from_dict`,
+    :meth:`from_pandas` or :meth:`from_arrays`. Negative relevance marks a document
+    pooled but not judged (trec_eval's infAP convention).
 
     Examples
     --------
@@ -159,12 +266,33 @@ class Qrels(_TrecData):
 
     @classmethod
     def from_pandas(cls, frame, query="query_id", doc="doc_id", relevance="relevance") -> Qrels:
-        """From a DataFrame with one row per judgement."""
-        return cls(_from_pandas(frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels"))
+        """From a DataFrame with one row per judgement (integer id columns stay integers)."""
+        return cls(_from_pandas(frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels",
+                                "relevance"))
+
+    @classmethod
+    def from_arrays(cls, query_ids, doc_ids, relevance, *, copy=False, n_threads=None) -> Qrels:
+        """From three 1-D arrays with one row per judgement.
+
+        Integer ids stay integers (no strings are made, so millions of rows load in
+        milliseconds); they behave exactly as their decimal text would in a qrels file.
+        String or object arrays are interned as :meth:`from_dict` does. Without
+        ``copy``, integer (int64) and float64 arrays are used in place: do not modify
+        them afterwards. ``n_threads`` (None: all CPUs) share the check for repeated
+        documents.
+
+        Examples
+        --------
+        >>> import numpy as np, rankwise as rw
+        >>> qrels = rw.Qrels.from_arrays(np.array([1, 1, 2]), np.array([10, 11, 10]), np.array([1, 0, 2]))
+        >>> qrels.query_ids
+        array([1, 2])
+        """
+        return cls(_from_arrays(query_ids, doc_ids, relevance, "Qrels", "relevance", copy, n_threads))
 
     def write(self, path) -> None:
         """Write a TREC qrels file (``.gz`` is compressed)."""
-        write_qrels(path, self._columns)
+        write_qrels(path, self._text_columns())
 
     def __repr__(self) -> str:
         return f"Qrels({self.n_queries} queries, {len(self)} judgements)"
@@ -174,8 +302,8 @@ class Run(_TrecData):
     """A ranked run: for each query, retrieved documents and their scores.
 
     Build with :meth:`read` (TREC run file ``qid Q0 docno rank score runid``; the rank
-    column is ignored, as trec_eval ignores it), :meth:`from_dict` or
-    :meth:`from_pandas`. A document twice in one query is an error.
+    column is ignored, as trec_eval ignores it), :meth:`from_dict`, :meth:`from_pandas`
+    or :meth:`from_arrays`. A document twice in one query is an error.
 
     Examples
     --------
@@ -187,17 +315,19 @@ class Run(_TrecData):
 
     _value_name = "score"
 
-    def __init__(self, columns: TrecColumns, name: str | None = None):
+    def __init__(self, columns, name: str | None = None):
         super().__init__(columns)
-        self.name = name or columns.run_name or "rankwise"
-        if np.isnan(columns.values).any():
-            i = int(np.flatnonzero(np.isnan(columns.values))[0])
-            raise ValueError(f"run has a NaN score (line {columns.lines[i]}); it has no place in a ranking")
+        self.name = name or getattr(columns, "run_name", None) or "rankwise"
 
     @classmethod
     def read(cls, path, name: str | None = None) -> Run:
         """Read a TREC run file (``.gz`` is decompressed); the name defaults to its runid."""
-        return cls(read_run(path), name)
+        columns = read_run(path)
+        if np.isnan(columns.values).any():
+            i = int(np.flatnonzero(np.isnan(columns.values))[0])
+            raise ValueError(f"{os.fspath(path)}, line {columns.lines[i]}: the score is NaN; it has no place "
+                             "in a ranking")
+        return cls(columns, name)
 
     @classmethod
     def from_dict(cls, run: dict, name: str | None = None) -> Run:
@@ -206,12 +336,34 @@ class Run(_TrecData):
 
     @classmethod
     def from_pandas(cls, frame, query="query_id", doc="doc_id", score="score", name=None) -> Run:
-        """From a DataFrame with one row per retrieved document."""
-        return cls(_from_pandas(frame, {"query": query, "doc": doc, "score": score}, "Run"), name)
+        """From a DataFrame with one row per retrieved document (integer id columns stay integers)."""
+        return cls(_from_pandas(frame, {"query": query, "doc": doc, "score": score}, "Run", "scores"), name)
+
+    @classmethod
+    def from_arrays(cls, query_ids, doc_ids, scores, *, name=None, copy=False, n_threads=None) -> Run:
+        """From three 1-D arrays with one row per retrieved document.
+
+        Integer ids stay integers (no strings are made); they behave exactly as their
+        decimal text would in a run file, so tied scores are ordered by that text,
+        descending, as trec_eval orders them. Rows grouped by query (each query's rows
+        contiguous) are used as they are; otherwise they are grouped once, stably.
+        String or object arrays are interned as :meth:`from_dict` does. Without
+        ``copy``, int64 and float64 arrays are used in place: do not modify them
+        afterwards. ``n_threads`` (None: all CPUs) share the check for repeated
+        documents.
+
+        Examples
+        --------
+        >>> import numpy as np, rankwise as rw
+        >>> run = rw.Run.from_arrays(np.array([1, 1, 2]), np.array([10, 11, 10]), np.array([0.5, 0.2, 0.9]))
+        >>> run
+        Run('rankwise', 2 queries, 3 documents)
+        """
+        return cls(_from_arrays(query_ids, doc_ids, scores, "Run", "scores", copy, n_threads), name)
 
     def write(self, path) -> None:
         """Write a TREC run file; ranks follow the order of the rows."""
-        write_run(path, self._columns, self.name)
+        write_run(path, self._text_columns(), self.name)
 
     def __repr__(self) -> str:
         return f"Run({self.name!r}, {self.n_queries} queries, {len(self)} documents)"
@@ -320,74 +472,101 @@ def _line(spec: TrecSpec, query: str, value) -> str:
     return f"{spec.name:<22}\t{query}\t{text}"
 
 
+def _int_keys(queries) -> tuple[np.ndarray, np.ndarray]:
+    """Ids as int64 and whether each can equal an integer id (canonical decimal text)."""
+    if isinstance(queries, StringTable):
+        return canonical_ints(queries)
+    return queries, np.ones(queries.shape[0], dtype=bool)
+
+
+def _match(table, wanted) -> np.ndarray:
+    """Index in ``table`` of each id of ``wanted`` (StringTable or int64 ids); -1 where absent."""
+    if isinstance(table, StringTable) and isinstance(wanted, StringTable):
+        return table.lookup(wanted)
+    keys, usable = _int_keys(table)
+    wanted_keys, wanted_usable = _int_keys(wanted)
+    out = np.full(wanted_keys.shape[0], -1, dtype=np.int64)
+    candidates = np.flatnonzero(usable)
+    if candidates.shape[0] == 0:
+        return out
+    candidates = candidates[np.argsort(keys[candidates], kind="stable")]
+    at = np.minimum(np.searchsorted(keys[candidates], wanted_keys), candidates.shape[0] - 1)
+    found = wanted_usable & (keys[candidates[at]] == wanted_keys)
+    out[found] = candidates[at[found]]
+    return out
+
+
+def _ranges(start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(start[i], stop[i])``."""
+    lengths = stop - start
+    offsets = np.repeat(start - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+    return np.arange(lengths.sum(), dtype=np.int64) + offsets
+
+
 class _Join:
-    """The run's evaluated rows grouped by query, each with its relevance from the qrels."""
+    """The run's evaluated queries, each with its judgements, as the kernels read them.
 
-    def __init__(self, qrels: Qrels, run: Run, complete: bool, threads: int):
-        qc, rc = qrels._columns, run._columns
-        run_to_qrels = qc.queries.lookup(rc.queries)
+    Evaluated query ``q`` is run rows ``run_start[q]:run_stop[q]`` (in the run side's
+    grouped order) and qrels query ``qrels_query[q]``; documents meet as int64 keys:
+    ``run.docs`` (through ``doc_map`` for string ids) against ``qrels_keys``.
+    """
+
+    def __init__(self, qrels: Qrels, run: Run, complete: bool):
+        self.qrels, self.run = qrels._side(), run._side()
+        qs, rs = self.qrels, self.run
+        run_to_qrels = _match(qs.queries, rs.queries)
         evaluated = np.flatnonzero(run_to_qrels >= 0)
-        keep = run_to_qrels[rc.query_codes] >= 0
-        rows = np.flatnonzero(keep) if not keep.all() else None
-        query_codes = rc.query_codes if rows is None else rc.query_codes[rows]
-        # Group rows by run query; stable, so equal-key rows keep their file order.
-        grouped = np.all(query_codes[1:] >= query_codes[:-1])
-        order = None if grouped else np.argsort(query_codes, kind="stable")
-        if order is not None:
-            rows = order if rows is None else rows[order]
-        self.rows = rows
-        counts = np.bincount(query_codes, minlength=len(rc.queries))[evaluated]
-        self.indptr = np.zeros(evaluated.shape[0] + 1, dtype=np.int64)
-        np.cumsum(counts, out=self.indptr[1:])
         self.qrels_query = run_to_qrels[evaluated]
+        self.run_start, self.run_stop = rs.indptr[evaluated], rs.indptr[evaluated + 1]
         if complete:
-            absent = np.setdiff1d(np.arange(len(qc.queries)), self.qrels_query)
+            absent = np.setdiff1d(np.arange(qs.n_queries), self.qrels_query)
             self.qrels_query = np.concatenate([self.qrels_query, absent])
-            self.indptr = np.concatenate([self.indptr, np.full(absent.shape[0], self.indptr[-1])])
-        self.scores = np.ascontiguousarray(self._take(rc.values), dtype=np.float64)
-        self.relevance = self._relevance(qc, rc, threads)
+            zeros = np.zeros(absent.shape[0], dtype=np.int64)
+            self.run_start = np.concatenate([self.run_start, zeros])
+            self.run_stop = np.concatenate([self.run_stop, zeros])
+        self.lengths = self.run_stop - self.run_start
+        self.cost = np.concatenate(([0], np.cumsum(self.lengths)))
+        self._documents()
 
-    def _take(self, array: np.ndarray) -> np.ndarray:
-        return array if self.rows is None else array[self.rows]
+    def _documents(self) -> None:
+        qs, rs = self.qrels, self.run
+        self.doc_map = np.empty(0, dtype=np.int64)
+        self.qrels_keys, self.qrels_indptr = qs.docs, qs.indptr
+        self.qrels_rel = np.ascontiguousarray(qs.values)
+        if rs.doc_table is not None and qs.doc_table is not None:
+            self.doc_map = np.ascontiguousarray(qs.doc_table.lookup(rs.doc_table), dtype=np.int64)
+        elif rs.doc_table is not None:
+            table, self.qrels_keys = StringTable.from_strings(map(str, qs.docs.tolist()))
+            self.doc_map = np.ascontiguousarray(table.lookup(rs.doc_table), dtype=np.int64)
+        elif qs.doc_table is not None:
+            # Integer run ids can only match qrels docnos that are canonical decimal text.
+            keys, usable = canonical_ints(qs.doc_table)
+            keep = usable[qs.docs]
+            self.qrels_keys = keys[qs.docs][keep]
+            self.qrels_rel = np.ascontiguousarray(qs.values[keep])
+            self.qrels_indptr = np.concatenate(([0], np.cumsum(qs.per_query(keep).astype(np.int64))))
+        self.qrels_keys = np.ascontiguousarray(self.qrels_keys, dtype=np.int64)
 
-    def _relevance(self, qc: TrecColumns, rc: TrecColumns, threads: int) -> np.ndarray:
-        # Judgements grouped by qrels query and sorted by document code, for binary search.
-        order = np.lexsort((qc.doc_codes, qc.query_codes))
-        qrels_indptr = np.zeros(len(qc.queries) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(qc.query_codes, minlength=len(qc.queries)), out=qrels_indptr[1:])
-        qrels_doc = np.ascontiguousarray(qc.doc_codes[order], dtype=np.int64)
-        qrels_rel = np.ascontiguousarray(qc.values[order], dtype=np.float64)
-        doc_to_qrels = np.ascontiguousarray(qc.docs.lookup(rc.docs), dtype=np.int64)
-        doc_codes = np.ascontiguousarray(self._take(rc.doc_codes), dtype=np.int64)
-        relevance = np.empty(doc_codes.shape[0])
+    def tie_order(self, ties: str) -> tuple[int, np.ndarray, int]:
+        """The kernel's tie key kind, its map, and the label order realising the policy."""
+        label_order = {"optimistic": 1, "pessimistic": -1}.get(ties, 0)
+        table = self.run.doc_table
+        if ties in ("stable", "expected"):
+            return TieKey.TIE_POSITION, np.empty(0, dtype=np.int64), label_order
+        if table is None:
+            return TieKey.TIE_DECIMAL, np.empty(0, dtype=np.int64), label_order
+        return TieKey.TIE_MAPPED, -table.byte_order(), label_order
+
+    def judge(self, threads: int) -> np.ndarray:
+        """Relevance value of every run row of the evaluated queries (other rows undefined)."""
+        rels = np.empty(self.run.docs.shape[0])
 
         def task(q_start, q_stop):
-            judge(doc_codes, doc_to_qrels, self.indptr, self.qrels_query, qrels_indptr, qrels_doc, qrels_rel,
-                  q_start, q_stop, relevance)
+            judge(self.run.docs, self.doc_map, self.run_start, self.run_stop, self.qrels_query,
+                  self.qrels_indptr, self.qrels_keys, self.qrels_rel, q_start, q_stop, rels)
 
-        run_over_queries(task, self.indptr, threads)
-        return relevance
-
-    def tie_keys(self, run: Run, ties: str) -> np.ndarray:
-        """Sort keys within a query (ascending ranks first) realising the tie policy."""
-        position = np.arange(self.scores.shape[0], dtype=np.int64)
-        if ties in ("stable", "expected"):
-            return position
-        docno_descending = -run._columns.docs.byte_order()[self._take(run._columns.doc_codes)]
-        if ties == "trec":
-            return docno_descending
-        label = np.where(self.relevance < 0, 0.0, self.relevance)
-        first = -label if ties == "optimistic" else label
-        keys = np.empty_like(position)
-        keys[np.lexsort((docno_descending, first))] = position
-        return keys
-
-
-def _judgement_counts(qc: TrecColumns, queries: np.ndarray, level: float):
-    judged = qc.values >= 0
-    relevant = np.bincount(qc.query_codes, weights=qc.values >= level, minlength=len(qc.queries))
-    nonrelevant = np.bincount(qc.query_codes, weights=judged & (qc.values < level), minlength=len(qc.queries))
-    return relevant[queries], nonrelevant[queries]
+        run_over_queries(task, self.cost, threads)
+        return rels
 
 
 def _gain_table(spec: TrecSpec) -> np.ndarray | None:
@@ -400,37 +579,37 @@ def _gain_table(spec: TrecSpec) -> np.ndarray | None:
     return table
 
 
-def _ideal_terms(qc: TrecColumns, spec: TrecSpec) -> tuple:
-    """Every judged document with a positive gain in ideal order, as trec_eval builds it.
-
-    Returns the query code, the 0-based rank within the query's ideal ranking and the
-    DCG term of each; ndcg_cut's cutoffs all share the terms of the raw labels.
-    """
-    labels = qc.values
+def _gains(qs: _Side, spec: TrecSpec) -> np.ndarray:
+    """Each judgement's gain as trec_eval's ideal ranking uses it (0: left out)."""
+    labels = qs.values
     table = _gain_table(spec)
-    if spec.root == "ndcg":
-        gains = labels.copy()
-        if table is not None:
-            integral = (labels >= 0) & (labels == np.floor(labels)) & (labels < table.shape[0])
-            gains[integral] = table[labels[integral].astype(np.int64)]
-        gains[labels < 0] = 0.0
-    else:
-        gains = np.where(labels > 0, labels, 0.0)
-    keep = gains > 0
-    codes, gains = qc.query_codes[keep], gains[keep]
-    order = np.lexsort((-gains, codes))
-    codes, gains = codes[order], gains[order]
-    position = np.arange(codes.shape[0]) - np.searchsorted(codes, codes, side="left")
-    return codes, position, gains / np.log2(position + 2.0)
+    if spec.root != "ndcg":
+        return np.where(labels > 0, labels, 0.0)
+    gains = labels.copy()
+    if table is not None:
+        integral = (labels >= 0) & (labels == np.floor(labels)) & (labels < table.shape[0])
+        gains[integral] = table[labels[integral].astype(np.int64)]
+    gains[labels < 0] = 0.0
+    return gains
 
 
-def _ideal_dcg(qc: TrecColumns, queries: np.ndarray, terms: tuple, cutoff=None) -> np.ndarray:
-    """Ideal DCG per evaluated query from the ideal terms, cut at ``cutoff`` if given."""
-    codes, position, contributions = terms
-    if cutoff is not None:
-        within = position < cutoff
-        codes, contributions = codes[within], contributions[within]
-    return np.bincount(codes, weights=contributions, minlength=len(qc.queries))[queries]
+def _ideal(qs: _Side, specs, queries: np.ndarray) -> np.ndarray:
+    """Ideal DCG of each evaluated query for each measure (0 where it has none).
+
+    Measures that share a gain definition (every ndcg_cut cutoff) share one ordering.
+    """
+    out = np.zeros((queries.shape[0], len(specs)))
+    groups: dict = {}
+    for m, spec in enumerate(specs):
+        if spec.kind in (TrecMeasure.NDCG, TrecMeasure.NDCG_CUT):
+            groups.setdefault((spec.root, spec.gains), []).append(m)
+    for columns in groups.values():
+        cutoffs = np.array([specs[m].params[0] if specs[m].kind == TrecMeasure.NDCG_CUT else np.inf
+                            for m in columns])
+        ideal = np.empty((qs.n_queries, cutoffs.shape[0]))
+        ideal_dcg(qs.indptr, _gains(qs, specs[columns[0]]), cutoffs, ideal)
+        out[:, columns] = ideal[queries]
+    return out
 
 
 def _kernel_columns(specs):
@@ -500,15 +679,14 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
     threads = effective_n_threads(n_threads)
     specs = parse_trec_measures(measures)
     _check_expected(specs, ties, depth)
-    join = _Join(qrels, run, bool(complete), threads)
+    join = _Join(qrels, run, bool(complete))
     n_queries = join.qrels_query.shape[0]
     kernel_specs = _kernel_columns(specs)
-    values = _evaluate(join, qrels, run, kernel_specs, ties, level, limit, threads)
+    values = _evaluate(join, kernel_specs, ties, level, limit, threads)
     values = _assemble(specs, kernel_specs, values)
-    queries = qrels._columns.queries
     # trec_eval reports queries in byte order of their ids.
-    order = np.argsort(queries.byte_order()[join.qrels_query], kind="stable")
-    names = queries.to_numpy()[join.qrels_query]
+    order = np.argsort(join.qrels.query_byte_order()[join.qrels_query], kind="stable")
+    names = join.qrels.query_names()[join.qrels_query]
     return TrecResults(specs, values[order], names[order], n_queries, run.name, ties)
 
 
@@ -531,36 +709,22 @@ def _check_expected(specs, ties: str, depth) -> None:
                          "ranking); use ties='trec', 'optimistic', 'pessimistic' or 'stable' for them")
 
 
-def _evaluate(join: _Join, qrels: Qrels, run: Run, specs, ties: str, level: float, limit: int,
-              threads: int) -> np.ndarray:
-    qc = qrels._columns
+def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: int) -> np.ndarray:
     n_queries = join.qrels_query.shape[0]
-    keys = join.tie_keys(run, ties)
-    ranked = np.empty_like(join.scores)
-    ranked_scores = np.empty_like(join.scores)
-
-    def rank(q_start, q_stop):
-        rank_relevance(join.scores, keys, join.relevance, join.indptr, q_start, q_stop, ranked, ranked_scores)
-
-    run_over_queries(rank, join.indptr, threads)
-    num_ret = np.minimum(np.diff(join.indptr), limit)
-    num_rel, num_nonrel = _judgement_counts(qc, join.qrels_query, level)
+    entries = _rank_dense(join, threads) if ties == "expected" else _rank_judged(join, ties, threads)
+    num_ret = np.minimum(join.lengths, limit)
+    num_rel, num_nonrel = np.empty(join.qrels.n_queries), np.empty(join.qrels.n_queries)
+    judgement_counts(join.qrels.indptr, join.qrels.values, level, num_rel, num_nonrel)
+    num_rel, num_nonrel = num_rel[join.qrels_query], num_nonrel[join.qrels_query]
     kinds = np.array([int(s.kind) for s in specs], dtype=np.int32)
     params = np.zeros((len(specs), 4))
-    ideal = np.zeros((n_queries, len(specs)))
+    ideal = _ideal(join.qrels, specs, join.qrels_query)
     tables = [_gain_table(s) for s in specs]
     width = max([t.shape[0] for t in tables if t is not None], default=1)
     gains = np.zeros((max(sum(t is not None for t in tables), 1), width))
     gain_row = np.full(len(specs), -1, dtype=np.int64)
-    terms = {}
     for m, spec in enumerate(specs):
         params[m, :len(spec.params)] = spec.params
-        if spec.kind in (TrecMeasure.NDCG, TrecMeasure.NDCG_CUT):
-            gain_key = (spec.root, spec.gains)
-            if gain_key not in terms:
-                terms[gain_key] = _ideal_terms(qc, spec)
-            cutoff = spec.params[0] if spec.kind == TrecMeasure.NDCG_CUT else None
-            ideal[:, m] = _ideal_dcg(qc, join.qrels_query, terms[gain_key], cutoff)
         if tables[m] is not None:
             row = int(gain_row.max()) + 1
             gains[row, :tables[m].shape[0]] = tables[m]
@@ -568,16 +732,50 @@ def _evaluate(join: _Join, qrels: Qrels, run: Run, specs, ties: str, level: floa
     out = np.empty((n_queries, len(specs)))
 
     def measure(q_start, q_stop):
-        trec_measures(ranked, ranked_scores, join.indptr, num_ret, num_rel, num_nonrel, kinds, params, ideal,
-                      gains, gain_row, level, ties == "expected", q_start, q_stop, out)
+        trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, ideal, gains, gain_row, level,
+                      ties == "expected", q_start, q_stop, out)
 
-    run_over_queries(measure, join.indptr, threads)
+    run_over_queries(measure, join.cost, threads)
     absent = num_ret == 0
     if absent.any():
         # A query the run lacks (complete=True): trec_eval reports 0 for all but num_rel.
         out[absent] = 0.0
         out[np.ix_(absent, kinds == TrecMeasure.NUM_REL)] = num_rel[absent, None]
     return out
+
+
+def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:
+    """Ranks of the judged documents only (the deterministic policies): trec_measures' entries."""
+    capacity = np.minimum(join.lengths, np.diff(join.qrels_indptr)[join.qrels_query])
+    entry_start = np.concatenate(([0], np.cumsum(capacity)[:-1])).astype(np.int64)
+    entry_rank = np.empty(int(capacity.sum()), dtype=np.int64)
+    entry_rel = np.empty(entry_rank.shape[0])
+    n_entries = np.empty(join.lengths.shape[0], dtype=np.int64)
+    tie, tie_map, label_order = join.tie_order(ties)
+    scores = np.ascontiguousarray(join.run.values)
+
+    def task(q_start, q_stop):
+        rank_judged(scores, join.run.docs, join.doc_map, tie, tie_map, label_order, join.run_start,
+                    join.run_stop, join.qrels_query, join.qrels_indptr, join.qrels_keys, join.qrels_rel,
+                    entry_start, q_start, q_stop, entry_rank, entry_rel, n_entries)
+
+    run_over_queries(task, join.cost, threads)
+    return entry_rel, entry_rank, np.empty(0), entry_start, n_entries
+
+
+def _rank_dense(join: _Join, threads: int) -> tuple:
+    """Every document ranked (the expectation over ties needs whole tie groups)."""
+    rows = _ranges(join.run_start, join.run_stop)
+    relevance = join.judge(threads)[rows]
+    scores = np.ascontiguousarray(join.run.values[rows])
+    positions = np.arange(rows.shape[0], dtype=np.int64)
+    ranked, ranked_scores = np.empty_like(scores), np.empty_like(scores)
+
+    def task(q_start, q_stop):
+        rank_relevance(scores, positions, relevance, join.cost, q_start, q_stop, ranked, ranked_scores)
+
+    run_over_queries(task, join.cost, threads)
+    return ranked, np.empty(0, dtype=np.int64), ranked_scores, join.cost[:-1].copy(), join.lengths
 
 
 def _assemble(specs, kernel_specs, values: np.ndarray) -> np.ndarray:

@@ -31,17 +31,43 @@ class TrecMeasure(enum.IntEnum):
     SET_F = 24
     NUM_NONREL_JUDGED_RET = 25
 
+class TieKey(enum.IntEnum):
+    TIE_POSITION = 0
+    TIE_MAPPED = 1
+    TIE_DECIMAL = 2
+
 def judge(
-    doc_codes: npt.NDArray[np.int64],
-    doc_to_qrels: npt.NDArray[np.int64],
-    indptr: npt.NDArray[np.int64],
+    docs: npt.NDArray[np.int64],
+    doc_map: npt.NDArray[np.int64],
+    run_start: npt.NDArray[np.int64],
+    run_stop: npt.NDArray[np.int64],
     qrels_query: npt.NDArray[np.int64],
     qrels_indptr: npt.NDArray[np.int64],
-    qrels_doc: npt.NDArray[np.int64],
+    qrels_keys: npt.NDArray[np.int64],
     qrels_rel: npt.NDArray[np.float64],
     q_start: int,
     q_stop: int,
     rels: npt.NDArray[np.float64],
+) -> None: ...
+def rank_judged(
+    scores: npt.NDArray[np.float64],
+    docs: npt.NDArray[np.int64],
+    doc_map: npt.NDArray[np.int64],
+    tie: int,
+    tie_map: npt.NDArray[np.int64],
+    label_order: int,
+    run_start: npt.NDArray[np.int64],
+    run_stop: npt.NDArray[np.int64],
+    qrels_query: npt.NDArray[np.int64],
+    qrels_indptr: npt.NDArray[np.int64],
+    qrels_keys: npt.NDArray[np.int64],
+    qrels_rel: npt.NDArray[np.float64],
+    entry_start: npt.NDArray[np.int64],
+    q_start: int,
+    q_stop: int,
+    entry_rank: npt.NDArray[np.int64],
+    entry_rel: npt.NDArray[np.float64],
+    n_entries: npt.NDArray[np.int64],
 ) -> None: ...
 def rank_relevance(
     scores: npt.NDArray[np.float64],
@@ -53,10 +79,25 @@ def rank_relevance(
     ranked: npt.NDArray[np.float64],
     ranked_scores: npt.NDArray[np.float64],
 ) -> None: ...
-def trec_measures(
-    ranked: npt.NDArray[np.float64],
-    ranked_scores: npt.NDArray[np.float64],
+def judgement_counts(
     indptr: npt.NDArray[np.int64],
+    values: npt.NDArray[np.float64],
+    level: float,
+    num_rel: npt.NDArray[np.float64],
+    num_nonrel: npt.NDArray[np.float64],
+) -> None: ...
+def ideal_dcg(
+    indptr: npt.NDArray[np.int64],
+    gains: npt.NDArray[np.float64],
+    cutoffs: npt.NDArray[np.float64],
+    out: npt.NDArray[np.float64],
+) -> None: ...
+def trec_measures(
+    entry_rel: npt.NDArray[np.float64],
+    entry_rank: npt.NDArray[np.int64],
+    scores: npt.NDArray[np.float64],
+    entry_start: npt.NDArray[np.int64],
+    n_entries: npt.NDArray[np.int64],
     num_ret: npt.NDArray[np.int64],
     num_rel: npt.NDArray[np.float64],
     num_nonrel: npt.NDArray[np.float64],

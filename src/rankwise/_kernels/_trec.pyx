@@ -1,17 +1,22 @@
-"""trec_eval's measures over CSR-grouped runs joined with their qrels.
+"""trec_eval's measures over runs grouped by query and joined with their qrels.
 
-Two passes per query, as trec_eval makes them: order the retrieved documents (score
-descending, then a tie key ascending: document id descending under trec_eval's own
-policy), then read every measure off the ranked relevance values. Relevance values are
-the qrels labels, or NONPOOL (-1) for a document absent from the qrels and UNJUDGED (-2)
-for one in the qrels with a negative label (pooled but not judged, as infAP uses).
-Prefix sums over the ranked list (relevant so far, average-precision terms, DCG) are
-built once per query, so every cutoff of every measure is a lookup.
+Each query's judgements go into a small hash table, and every retrieved document looks
+itself up there: its relevance value is the qrels label, NONPOOL (-1) for a document
+absent from the qrels, or UNJUDGED (-2) for one with a negative label (pooled but not
+judged, as infAP uses). Under a deterministic order (score descending, then a tie key:
+document id descending for trec_eval's own policy) only the judged documents need a
+place, so the rest of the list is never sorted: the judged ones are sorted, and one
+pass of binary searches counts the documents ahead of each. The expectation over ties
+ranks the whole list instead, since tie groups decide it. Prefix sums over the ranked
+judged documents (relevant so far, average-precision terms, DCG) are built once per
+query, so every cutoff of every measure is a lookup.
 """
-from libc.math cimport log2, lround
-from libc.stdint cimport int32_t, int64_t
+from libc.math cimport INFINITY, ceil, log2, lround
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
 
+from ._ids cimport decimal_compare
 from ._sort cimport Item, sort_items
 
 
@@ -48,38 +53,410 @@ cdef double NONPOOL = -1.0
 cdef double UNJUDGED = -2.0
 # trec_eval's infAP smoothing constant.
 cdef double INFAP_EPSILON = 0.00001
+cdef uint64_t GOLDEN = (<uint64_t>0x9E3779B9 << 32) | <uint64_t>0x7F4A7C15
 
 
-def judge(const int64_t[::1] doc_codes, const int64_t[::1] doc_to_qrels, const int64_t[::1] indptr,
-          const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr, const int64_t[::1] qrels_doc,
-          const double[::1] qrels_rel, Py_ssize_t q_start, Py_ssize_t q_stop, double[::1] rels):
+cpdef enum TieKey:
+    TIE_POSITION = 0   # the row's position: input order first
+    TIE_MAPPED = 1     # tie_map[doc]: ascending first (trec_eval: docno rank, descending)
+    TIE_DECIMAL = 2    # docs are integer ids: their decimal text descending, as trec_eval orders
+
+
+cdef struct Judgements:
+    # One query's judgements in an open-addressing hash table keyed by document.
+    int32_t* slots             # 1 + index of the judgement, 0 = empty
+    uint64_t mask
+    int shift
+    const int64_t* keys
+    const double* rels
+
+
+cdef struct Judged:
+    double score
+    double rel
+    int64_t key
+
+
+cdef struct Order:
+    # How a call breaks ties: the key kind and, optionally, labels first.
+    int tie
+    int label_order            # +1 higher labels first, -1 lower first, 0 labels ignored
+    const int64_t* docs
+    const int64_t* tie_map
+
+
+cdef inline uint64_t slot_of(int64_t key, int shift) noexcept nogil:
+    # Fibonacci hashing: the top bits of key * 2^64/phi spread consecutive ids.
+    return (<uint64_t>key * GOLDEN) >> shift
+
+
+cdef int table_bits(Py_ssize_t n) noexcept nogil:
+    # At most an eighth full, so most lookups of absent documents (most of a run) stop
+    # at the first slot; at least 16 slots.
+    cdef int bits = 4
+    while (<int64_t>1 << bits) < 8 * n:
+        bits += 1
+    return bits
+
+
+cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rels, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t j
+    cdef uint64_t h
+    cdef int bits = table_bits(n)
+    t.mask = (<uint64_t>1 << bits) - 1
+    t.shift = 64 - bits
+    t.keys = keys
+    t.rels = rels
+    memset(t.slots, 0, (t.mask + 1) * sizeof(int32_t))
+    for j in range(n):
+        h = slot_of(keys[j], t.shift)
+        while t.slots[h] != 0:
+            h = (h + 1) & t.mask
+        t.slots[h] = <int32_t>(j + 1)
+
+
+cdef inline double judgement(const Judgements* t, int64_t key) noexcept nogil:
+    # The document's relevance: its label, UNJUDGED for a negative one, NONPOOL if absent.
+    cdef uint64_t h = slot_of(key, t.shift)
+    cdef int32_t j
+    while t.slots[h] != 0:
+        j = t.slots[h] - 1
+        if t.keys[j] == key:
+            return t.rels[j] if t.rels[j] >= 0 else UNJUDGED
+        h = (h + 1) & t.mask
+    return NONPOOL
+
+
+cdef inline double row_judgement(const Judgements* t, const int64_t* docs, const int64_t* doc_map,
+                                 Py_ssize_t i) noexcept nogil:
+    # doc_map (string ids) turns a run document code into its qrels code, -1: never judged.
+    cdef int64_t key = docs[i]
+    if doc_map != NULL:
+        key = doc_map[key]
+        if key < 0:
+            return NONPOOL
+    return judgement(t, key)
+
+
+cdef inline int64_t tie_key(const Order* o, Py_ssize_t i) noexcept nogil:
+    if o.tie == TIE_POSITION:
+        return i
+    if o.tie == TIE_MAPPED:
+        return o.tie_map[o.docs[i]]
+    return o.docs[i]
+
+
+cdef bint tie_first(const Order* o, double label_a, int64_t key_a, double label_b,
+                    int64_t key_b) noexcept nogil:
+    # Between equal scores: labels (unjudged count as 0) when asked, then the key. Keys
+    # are unique within a query, so equal keys mean a row compared with itself.
+    if key_a == key_b:
+        return False
+    label_a = label_a if label_a > 0 else 0.0
+    label_b = label_b if label_b > 0 else 0.0
+    if o.label_order != 0 and label_a != label_b:
+        return (label_a > label_b) == (o.label_order > 0)
+    if o.tie == TIE_DECIMAL:
+        return decimal_compare(key_a, key_b) > 0
+    return key_a < key_b
+
+
+cdef inline bint precedes(const Order* o, const Judged* e, double score, int64_t key,
+                          double label) noexcept nogil:
+    # Scores differ for almost every pair, so the tie rule costs nothing in the common case.
+    if e.score != score:
+        return e.score > score
+    return tie_first(o, e.rel, e.key, label, key)
+
+
+cdef void merge_sort(const Order* o, Judged* a, Judged* tmp, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, j, k, mid
+    cdef Judged v
+    if n <= 16:
+        for i in range(1, n):
+            v = a[i]
+            j = i
+            while j > 0 and precedes(o, &v, a[j - 1].score, a[j - 1].key, a[j - 1].rel):
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = v
+        return
+    mid = n >> 1
+    merge_sort(o, a, tmp, mid)
+    merge_sort(o, a + mid, tmp, n - mid)
+    memcpy(tmp, a, mid * sizeof(Judged))
+    i = 0
+    j = mid
+    k = 0
+    while i < mid and j < n:
+        if precedes(o, &a[j], tmp[i].score, tmp[i].key, tmp[i].rel):
+            a[k] = a[j]
+            j += 1
+        else:
+            a[k] = tmp[i]
+            i += 1
+        k += 1
+    while i < mid:
+        a[k] = tmp[i]
+        i += 1
+        k += 1
+
+
+cdef struct ScoreIndex:
+    # One query's judged documents in rank order, and buckets over the range of their
+    # scores: above[b] of them fall in buckets higher than b, which is where bucket b's
+    # judged documents start.
+    Judged* judged
+    double* scores             # their scores, then -inf
+    int32_t* above
+    Py_ssize_t m
+    double low
+    double scale
+    double top
+
+
+cdef inline Py_ssize_t bucket(const ScoreIndex* x, double score) noexcept nogil:
+    # Non-decreasing in the score (IEEE subtraction and scaling are monotone), which is
+    # all the search needs: a judged document in a higher bucket scores strictly higher.
+    # Scores outside the range (and infinities) land in the end buckets.
+    cdef double v = (score - x.low) * x.scale
+    v = v if v >= 0 else 0.0
+    v = v if v <= x.top else x.top
+    return <Py_ssize_t>v
+
+
+cdef void index_build(ScoreIndex* x, const Order* o, const Judged* found, Py_ssize_t m,
+                      int32_t* home) noexcept nogil:
+    # Rank the judged documents: a counting sort by bucket, higher buckets first, then a
+    # sort within each bucket holding more than one.
+    cdef Py_ssize_t j, b, first, end, n_buckets = 8 * m + 1
+    cdef double low = INFINITY, high = -INFINITY, span
+    for j in range(m):
+        low = min(low, found[j].score)
+        high = max(high, found[j].score)
+    span = high - low
+    # About eight buckets per judged score, so a row rarely shares its bucket with one.
+    # A degenerate or infinite span puts everything in bucket 0.
+    x.low = low if m > 0 else 0.0
+    x.scale = n_buckets / span if span > 0 and span < INFINITY else 0.0
+    x.top = <double>(n_buckets - 1)
+    x.m = m
+    memset(x.above, 0, (n_buckets + 1) * sizeof(int32_t))
+    for j in range(m):
+        home[j] = <int32_t>bucket(x, found[j].score)
+        x.above[home[j]] += 1
+    # Counts become the end of each bucket's range (judged in its bucket or higher) ...
+    for b in range(n_buckets - 1, -1, -1):
+        x.above[b] += x.above[b + 1]
+    # ... and filling each range from its end leaves its start there.
+    for j in range(m):
+        x.above[home[j]] -= 1
+        x.judged[x.above[home[j]]] = found[j]
+    end = m
+    for b in range(n_buckets):
+        first = x.above[b]
+        if end - first > 1:
+            merge_sort(o, x.judged + first, x.judged + m, end - first)
+        end = first
+    for j in range(m):
+        x.scores[j] = x.judged[j].score
+    x.scores[m] = -INFINITY
+
+
+cdef Py_ssize_t preceding_slow(const ScoreIndex* x, const Order* o, Py_ssize_t j, double score,
+                               Py_ssize_t i, double label) noexcept nogil:
+    # The rare rows that share their bucket with more than one higher judged score, or
+    # tie with a judged one: walk on, and let the tie rule decide among equal scores.
+    while x.scores[j] > score:
+        j += 1
+    while j < x.m and x.scores[j] == score and tie_first(o, x.judged[j].rel, x.judged[j].key, label,
+                                                         tie_key(o, i)):
+        j += 1
+    return j
+
+
+def judge(const int64_t[::1] docs, const int64_t[::1] doc_map, const int64_t[::1] run_start,
+          const int64_t[::1] run_stop, const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
+          const int64_t[::1] qrels_keys, const double[::1] qrels_rel, Py_ssize_t q_start, Py_ssize_t q_stop,
+          double[::1] rels):
     """Relevance of each retrieved document of queries ``q_start:q_stop`` from the qrels.
 
-    Query ``q``'s rows ``indptr[q]:indptr[q+1]`` hold run document codes; ``doc_to_qrels``
-    maps them to qrels document codes (-1: not in the qrels). The judgements of qrels
-    query ``qrels_query[q]`` are ``qrels_indptr[...]`` rows sorted by document code, so
-    each lookup is a binary search within one query's judgements.
+    Query ``q`` is run rows ``run_start[q]:run_stop[q]``, judged by qrels query
+    ``qrels_query[q]``, whose judgements are ``qrels_indptr[...]`` rows of
+    ``qrels_keys`` / ``qrels_rel``. A row's key is ``docs[i]``, or ``doc_map[docs[i]]``
+    when ``doc_map`` is given (-1: absent from the qrels). Writes NONPOOL for documents
+    absent from the query's judgements and UNJUDGED for negative labels.
     """
-    cdef Py_ssize_t q, i, lo, hi, mid, qq
-    cdef int64_t doc
+    cdef Py_ssize_t q, i, qq
+    cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
+    cdef Judgements table
+    table.slots = alloc_slots(qrels_query, qrels_indptr, q_start, q_stop)
+    if table.slots == NULL:
+        raise MemoryError()
     with nogil:
         for q in range(q_start, q_stop):
             qq = qrels_query[q]
-            for i in range(indptr[q], indptr[q + 1]):
-                rels[i] = NONPOOL
-                doc = doc_to_qrels[doc_codes[i]]
-                if doc < 0:
-                    continue
-                lo = qrels_indptr[qq]
-                hi = qrels_indptr[qq + 1]
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if qrels_doc[mid] < doc:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                if lo < qrels_indptr[qq + 1] and qrels_doc[lo] == doc:
-                    rels[i] = qrels_rel[lo] if qrels_rel[lo] >= 0 else UNJUDGED
+            judgements_build(&table, &qrels_keys[0] + qrels_indptr[qq], &qrels_rel[0] + qrels_indptr[qq],
+                             qrels_indptr[qq + 1] - qrels_indptr[qq])
+            for i in range(run_start[q], run_stop[q]):
+                rels[i] = row_judgement(&table, &docs[0], mapping, i)
+    free(table.slots)
+
+
+cdef int32_t* alloc_slots(const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
+                          Py_ssize_t q_start, Py_ssize_t q_stop) noexcept:
+    cdef Py_ssize_t q, qq, most = 0
+    for q in range(q_start, q_stop):
+        qq = qrels_query[q]
+        most = max(most, qrels_indptr[qq + 1] - qrels_indptr[qq])
+    return <int32_t*>malloc((<size_t>1 << table_bits(most)) * sizeof(int32_t))
+
+
+cdef struct Workspace:
+    # rank_judged's buffers, sized for the longest list of a call.
+    int32_t* slots             # the judgements' hash table
+    int64_t* candidates        # rows whose first hash slot is taken
+    Judged* found              # judged documents in row order
+    int32_t* home              # their buckets, then per row: judged in higher buckets
+    double* labels             # every row's relevance value (label-first policies)
+    int64_t* hist              # 4 x (m + 1) counters
+    ScoreIndex index
+
+
+cdef int workspace_init(Workspace* w, Py_ssize_t longest, Py_ssize_t slots) noexcept nogil:
+    w.slots = <int32_t*>malloc(slots * sizeof(int32_t))
+    w.candidates = <int64_t*>malloc((longest + 1) * sizeof(int64_t))
+    w.found = <Judged*>malloc((longest + 1) * sizeof(Judged))
+    w.home = <int32_t*>malloc((longest + 1) * sizeof(int32_t))
+    w.labels = <double*>malloc((longest + 1) * sizeof(double))
+    w.hist = <int64_t*>malloc(4 * (longest + 1) * sizeof(int64_t))
+    w.index.judged = <Judged*>malloc(2 * (longest + 1) * sizeof(Judged))
+    w.index.scores = <double*>malloc((longest + 1) * sizeof(double))
+    w.index.above = <int32_t*>malloc((8 * longest + 2) * sizeof(int32_t))
+    if (w.slots == NULL or w.candidates == NULL or w.found == NULL or w.home == NULL or w.labels == NULL
+            or w.hist == NULL or w.index.judged == NULL or w.index.scores == NULL or w.index.above == NULL):
+        return -1
+    return 0
+
+
+cdef void workspace_free(Workspace* w) noexcept nogil:
+    free(w.slots)
+    free(w.candidates)
+    free(w.found)
+    free(w.home)
+    free(w.labels)
+    free(w.hist)
+    free(w.index.judged)
+    free(w.index.scores)
+    free(w.index.above)
+
+
+cdef Py_ssize_t collect_judged(Workspace* w, const Judgements* t, const Order* o, const double* scores,
+                               const int64_t* doc_map, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    # Most rows are not judged and find their first hash slot empty: that test is
+    # recorded without a branch, and only the rows that meet a taken slot are looked up.
+    cdef Py_ssize_t i, c, n_candidates = 0, m = 0
+    cdef double rel
+    if doc_map == NULL:
+        for i in range(start, stop):
+            w.candidates[n_candidates] = i
+            n_candidates += t.slots[slot_of(o.docs[i], t.shift)] != 0
+    else:
+        for i in range(start, stop):
+            w.candidates[n_candidates] = i
+            n_candidates += doc_map[o.docs[i]] >= 0
+    if o.label_order != 0:
+        for i in range(stop - start):
+            w.labels[i] = NONPOOL
+    for c in range(n_candidates):
+        i = w.candidates[c]
+        rel = row_judgement(t, o.docs, doc_map, i)
+        if rel != NONPOOL:
+            w.labels[i - start] = rel
+            w.found[m].score = scores[i]
+            w.found[m].rel = rel
+            w.found[m].key = tie_key(o, i)
+            m += 1
+    return m
+
+
+cdef void rank_rows(Workspace* w, const Order* o, const double* scores, Py_ssize_t start, Py_ssize_t stop,
+                    Py_ssize_t m) noexcept nogil:
+    # hist[(r & 3) * (m + 1) + j]: rows r preceded by exactly j judged documents, in four
+    # interleaved histograms, so that consecutive rows rarely wait on each other's
+    # increment of one counter.
+    cdef Py_ssize_t r, j, n = stop - start
+    cdef double score
+    cdef const double* row_scores = scores + start
+    cdef int32_t* higher = w.home
+    cdef const ScoreIndex* x = &w.index
+    memset(w.hist, 0, 4 * (m + 1) * sizeof(int64_t))
+    # The judged of higher buckets first, in a loop of independent rows: that takes the
+    # float arithmetic and a load off each row's chain of dependent loads below.
+    for r in range(n):
+        higher[r] = x.above[bucket(x, row_scores[r])]
+    for r in range(n):
+        # Judged documents of lower buckets score strictly lower, and scores[m] is -inf,
+        # so no bounds are needed. A row usually meets at most one judged score in its
+        # bucket, counted without a branch.
+        score = row_scores[r]
+        j = higher[r]
+        j += x.scores[j] > score
+        if x.scores[j] >= score:
+            j = preceding_slow(x, o, j, score, start + r, w.labels[r] if o.label_order != 0 else 0.0)
+        w.hist[(r & 3) * (m + 1) + j] += 1
+
+
+def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t[::1] doc_map,
+                int tie, const int64_t[::1] tie_map, int label_order,
+                const int64_t[::1] run_start, const int64_t[::1] run_stop,
+                const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
+                const int64_t[::1] qrels_keys, const double[::1] qrels_rel,
+                const int64_t[::1] entry_start, Py_ssize_t q_start, Py_ssize_t q_stop,
+                int64_t[::1] entry_rank, double[::1] entry_rel, int64_t[::1] n_entries):
+    """The rank of every judged retrieved document, without sorting the rest.
+
+    Rows and judgements are laid out as for :func:`judge`. Ranks follow score
+    descending, then ``tie``: the row's position, ``tie_map[docs[i]]`` ascending, or
+    ``docs[i]``'s decimal text descending, with labels first (``label_order``)
+    if asked. Each query's judged documents are collected and ranked; then every row
+    finds how many of them precede it (through buckets over their scores, O(1) on
+    average), and the rank of the j-th is the count of rows preceded by at most j of
+    them. Query ``q`` writes ``n_entries[q]`` (rank, relevance) pairs in rank order
+    from ``entry_start[q]``.
+    """
+    cdef Py_ssize_t q, i, j, m, longest = 0, qq, most = 0
+    cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
+    cdef int64_t total
+    cdef Order order
+    cdef Judgements table
+    cdef Workspace w
+    order.tie = tie
+    order.label_order = label_order
+    order.docs = &docs[0] if docs.shape[0] > 0 else NULL
+    order.tie_map = &tie_map[0] if tie_map.shape[0] > 0 else NULL
+    for q in range(q_start, q_stop):
+        longest = max(longest, run_stop[q] - run_start[q])
+        most = max(most, qrels_indptr[qrels_query[q] + 1] - qrels_indptr[qrels_query[q]])
+    if workspace_init(&w, longest, <Py_ssize_t>1 << table_bits(most)):
+        workspace_free(&w)
+        raise MemoryError()
+    table.slots = w.slots
+    with nogil:
+        for q in range(q_start, q_stop):
+            qq = qrels_query[q]
+            judgements_build(&table, &qrels_keys[0] + qrels_indptr[qq], &qrels_rel[0] + qrels_indptr[qq],
+                             qrels_indptr[qq + 1] - qrels_indptr[qq])
+            m = collect_judged(&w, &table, &order, &scores[0], mapping, run_start[q], run_stop[q])
+            index_build(&w.index, &order, w.found, m, w.home)
+            rank_rows(&w, &order, &scores[0], run_start[q], run_stop[q], m)
+            total = 0
+            for j in range(m):
+                total += w.hist[j] + w.hist[m + 1 + j] + w.hist[2 * (m + 1) + j] + w.hist[3 * (m + 1) + j]
+                entry_rank[entry_start[q] + j] = total
+                entry_rel[entry_start[q] + j] = w.index.judged[j].rel
+            n_entries[q] = m
+    workspace_free(&w)
 
 
 def rank_relevance(const double[::1] scores, const int64_t[::1] keys, const double[::1] rels,
@@ -112,31 +489,138 @@ def rank_relevance(const double[::1] scores, const int64_t[::1] keys, const doub
     free(items)
 
 
+def judgement_counts(const int64_t[::1] indptr, const double[::1] values, double level,
+                     double[::1] num_rel, double[::1] num_nonrel):
+    """Per qrels query (rows ``indptr[g]:indptr[g+1]``): labels >= level, and 0 <= label < level."""
+    cdef Py_ssize_t g, i
+    cdef double rel, nonrel
+    with nogil:
+        for g in range(indptr.shape[0] - 1):
+            rel = nonrel = 0.0
+            for i in range(indptr[g], indptr[g + 1]):
+                rel += values[i] >= level
+                nonrel += (values[i] >= 0) & (values[i] < level)
+            num_rel[g] = rel
+            num_nonrel[g] = nonrel
+
+
+cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep, double* best,
+                              Item* items) noexcept nogil:
+    # The ``keep`` largest positive gains, descending: by insertion into a short list
+    # when few are kept (ndcg_cut), by sorting them all otherwise.
+    cdef Py_ssize_t i, j, kept = 0
+    if keep <= 64:
+        for i in range(n):
+            if gains[i] <= 0 or keep == 0 or (kept == keep and gains[i] <= best[kept - 1]):
+                continue
+            j = kept if kept < keep else keep - 1
+            while j > 0 and best[j - 1] < gains[i]:
+                best[j] = best[j - 1]
+                j -= 1
+            best[j] = gains[i]
+            kept = min(kept + 1, keep)
+        return kept
+    for i in range(n):
+        if gains[i] > 0:
+            items[kept].score = gains[i]
+            items[kept].label = 0.0
+            items[kept].key = kept
+            kept += 1
+    sort_items(items, kept, 0)
+    kept = min(kept, keep)
+    for i in range(kept):
+        best[i] = items[i].score
+    return kept
+
+
+def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[::1] cutoffs,
+              double[:, ::1] out):
+    """Ideal DCG of each qrels query cut at each cutoff: ``out[g, c]``.
+
+    The query's positive gains (rows ``indptr[g]:indptr[g+1]``) in descending order,
+    each over log2(rank + 1), summed over the ranks below ``cutoffs[c] + 1`` (an
+    infinite cutoff keeps them all).
+    """
+    cdef Py_ssize_t g, i, c, n, longest = 0, keep
+    cdef double largest = 0.0
+    cdef double* best
+    cdef double* prefix
+    cdef Item* items
+    for g in range(indptr.shape[0] - 1):
+        longest = max(longest, indptr[g + 1] - indptr[g])
+    for c in range(cutoffs.shape[0]):
+        largest = max(largest, cutoffs[c])
+    keep = longest if largest >= longest else <Py_ssize_t>ceil(largest)
+    best = <double*>malloc((longest + 1) * sizeof(double))
+    prefix = <double*>malloc((longest + 1) * sizeof(double))
+    items = <Item*>malloc((longest + 1) * sizeof(Item))
+    if best == NULL or prefix == NULL or items == NULL:
+        free(best)
+        free(prefix)
+        free(items)
+        raise MemoryError()
+    with nogil:
+        for g in range(indptr.shape[0] - 1):
+            n = largest_gains(&gains[0] + indptr[g], indptr[g + 1] - indptr[g], keep, best, items)
+            prefix[0] = 0.0
+            for i in range(n):
+                prefix[i + 1] = prefix[i] + best[i] / log2(i + 2.0)
+            for c in range(cutoffs.shape[0]):
+                out[g, c] = prefix[n if cutoffs[c] >= n else <Py_ssize_t>ceil(cutoffs[c])]
+    free(best)
+    free(prefix)
+    free(items)
+
+
 cdef struct Query:
-    # One query's ranked list and judgement counts, and prefix sums over its ranks.
-    const double* rel          # ranked relevance values, all n documents
-    const double* score        # their scores (tie groups, for the expectation over ties)
-    Py_ssize_t n               # documents given
-    Py_ssize_t ret             # documents retrieved: the first n, or fewer after the depth cut
+    # One query's ranked judged documents and judgement counts, and prefix sums over them.
+    # Entries are the judged documents in rank order with their ranks (ordered ties), or
+    # every document (dense: the expectation over ties, which needs the scores of the
+    # whole list for its tie groups).
+    const double* rel          # relevance value of each entry
+    bint dense                 # entries are the whole list (rank = position + 1)
+    const int64_t* rank        # otherwise: 1-based rank of each entry, increasing
+    const double* score        # dense only: scores of the whole list
+    Py_ssize_t n               # entries given
+    Py_ssize_t m               # entries within the retrieved depth
+    Py_ssize_t ret             # documents retrieved: the list, or fewer after the depth cut
     bint expected              # expectation over tie orderings instead of the given order
     double num_rel             # judged relevant (label >= level)
     double num_nonrel          # judged non-relevant (0 <= label < level)
     double rel_ret             # relevant among the retrieved
-    double* hits               # hits[i]: relevant in ranks 1..i
-    double* ap                 # ap[i]: sum of precision at relevant ranks 1..i
-    double* dcg                # dcg[i]: sum of positive labels / log2(rank + 1), ranks 1..i
-    double* nonrel             # nonrel[i]: judged non-relevant in ranks 1..i
+    double* hits               # hits[j]: relevant among the first j entries
+    double* ap                 # ap[j]: sum of precision at relevant entries 1..j
+    double* dcg                # dcg[j]: sum of positive labels / log2(rank + 1), entries 1..j
+    double* nonrel             # nonrel[j]: judged non-relevant among the first j entries
     double* interpolated       # interpolated[c]: max precision at or after the c-th relevant
+
+
+cdef inline int64_t rank_of(const Query* qu, Py_ssize_t j) noexcept nogil:
+    return j + 1 if qu.dense else qu.rank[j]
+
+
+cdef inline Py_ssize_t entries_to(const Query* qu, int64_t k) noexcept nogil:
+    # Entries ranked at or above rank k (k <= ret).
+    cdef Py_ssize_t lo = 0, hi = qu.m, mid
+    if qu.dense:
+        return <Py_ssize_t>k
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if qu.rank[mid] <= k:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 cdef inline double at_cut(const double* prefix, const Query* qu, double k) noexcept nogil:
     # Prefix value at rank k; ranks beyond the list add nothing.
-    cdef Py_ssize_t i = <Py_ssize_t>k
-    return prefix[i if i < qu.ret else qu.ret]
+    cdef int64_t cut = <int64_t>k
+    return prefix[entries_to(qu, cut if cut < qu.ret else qu.ret)]
 
 
 cdef inline Py_ssize_t group_end(const Query* qu, Py_ssize_t start) noexcept nogil:
-    # One past the last document tied with the one at ``start`` (0-based).
+    # Dense entries: one past the last document tied with the one at ``start`` (0-based).
     cdef Py_ssize_t end = start + 1
     while end < qu.n and qu.score[end] == qu.score[start]:
         end += 1
@@ -144,28 +628,30 @@ cdef inline Py_ssize_t group_end(const Query* qu, Py_ssize_t start) noexcept nog
 
 
 cdef void prepare_ordered(Query* qu, double level) noexcept nogil:
-    cdef Py_ssize_t i
+    cdef Py_ssize_t j
+    cdef int64_t rank
     cdef double hits = 0.0, ap = 0.0, dcg = 0.0, nonrel = 0.0, best, label
-    for i in range(qu.ret):
-        label = qu.rel[i]
+    for j in range(qu.m):
+        label = qu.rel[j]
+        rank = rank_of(qu, j)
         if label >= level:
             hits += 1.0
-            ap += hits / (i + 1)
+            ap += hits / rank
         elif label >= 0:
             nonrel += 1.0
         if label > 0:
-            dcg += label / log2(i + 2.0)
-        qu.hits[i + 1] = hits
-        qu.ap[i + 1] = ap
-        qu.dcg[i + 1] = dcg
-        qu.nonrel[i + 1] = nonrel
+            dcg += label / log2(rank + 1.0)
+        qu.hits[j + 1] = hits
+        qu.ap[j + 1] = ap
+        qu.dcg[j + 1] = dcg
+        qu.nonrel[j + 1] = nonrel
     # Interpolated precision at the c-th relevant document: the best precision at any
-    # rank from it down; c = 0 is the best precision anywhere.
+    # rank from it down, which is reached at a relevant one; c = 0 is the best anywhere.
     best = 0.0
-    for i in range(qu.ret, 0, -1):
-        best = max(best, qu.hits[i] / i)
-        if qu.rel[i - 1] >= level:
-            qu.interpolated[<Py_ssize_t>qu.hits[i]] = best
+    for j in range(qu.m, 0, -1):
+        if qu.rel[j - 1] >= level:
+            best = max(best, qu.hits[j] / rank_of(qu, j - 1))
+            qu.interpolated[<Py_ssize_t>qu.hits[j]] = best
     qu.interpolated[0] = best
 
 
@@ -208,7 +694,7 @@ cdef void prepare(Query* qu, double level) noexcept nogil:
         prepare_expected(qu, level)
     else:
         prepare_ordered(qu, level)
-    qu.rel_ret = qu.hits[qu.ret]
+    qu.rel_ret = qu.hits[qu.m]
 
 
 cdef double expected_first_hit(const Query* qu, double level, double k, bint reciprocal) noexcept nogil:
@@ -245,7 +731,7 @@ cdef double judged_preferences(const Query* qu, double level, bint inferred) noe
     # are skipped, pooled-but-unjudged ones counted for infAP's estimate.
     cdef Py_ssize_t j
     cdef double nonrel = 0.0, rel = 0.0, pooled = 0.0, total = 0.0, label, fj
-    for j in range(qu.ret):
+    for j in range(qu.m):
         label = qu.rel[j]
         if label == NONPOOL:
             continue
@@ -257,10 +743,10 @@ cdef double judged_preferences(const Query* qu, double level, bint inferred) noe
             continue
         rel += 1.0
         if inferred:
-            if j == 0:
+            fj = <double>(rank_of(qu, j) - 1)
+            if fj == 0:
                 total += 1.0
             else:
-                fj = <double>j
                 total += (1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((rel - 1 + nonrel + pooled) / fj)
                           * ((rel - 1 + INFAP_EPSILON) / (rel - 1 + nonrel + 2 * INFAP_EPSILON)))
         elif nonrel > 0:
@@ -285,8 +771,14 @@ cdef double gained_dcg(const Query* qu, const double* gains, Py_ssize_t n_gains)
     # gets the group's mean gain.
     cdef Py_ssize_t start = 0, end, i
     cdef double total = 0.0, gain
+    if not qu.expected:
+        for i in range(qu.m):
+            gain = label_gain(qu.rel[i], gains, n_gains)
+            if gain != 0:
+                total += gain / log2(rank_of(qu, i) + 1.0)
+        return total
     while start < qu.ret:
-        end = group_end(qu, start) if qu.expected else start + 1
+        end = group_end(qu, start)
         gain = 0.0
         for i in range(start, end):
             gain += label_gain(qu.rel[i], gains, n_gains)
@@ -310,7 +802,7 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, double i
         return a
     # The geometric means (gm_map, gm_bpref) are taken over queries by the caller.
     if kind == MAP or kind == GM_MAP:
-        return qu.ap[qu.ret] / r if a > 0 else 0.0
+        return qu.ap[qu.m] / r if a > 0 else 0.0
     if kind == MAP_CUT:
         return at_cut(qu.ap, qu, p[0]) / r if r > 0 else 0.0
     if kind == RPREC:
@@ -323,9 +815,9 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, double i
     if kind == RECIP_RANK:
         if qu.expected:
             return expected_first_hit(qu, level, <double>qu.ret, True)
-        for i in range(qu.ret):
+        for i in range(qu.m):
             if qu.rel[i] >= level:
-                return 1.0 / (i + 1)
+                return 1.0 / rank_of(qu, i)
         return 0.0
     if kind == IPREC:
         # Recall point as a number of relevant documents, rounded as trec_eval 10.0 does.
@@ -363,30 +855,35 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, double i
             return 0.0
         return (p[0] + 1.0) * (a / ret) * (a / r) / (p[0] * (a / ret) + a / r)
     # NUM_NONREL_JUDGED_RET
-    return qu.nonrel[qu.ret]
+    return qu.nonrel[qu.m]
 
 
-def trec_measures(const double[::1] ranked, const double[::1] ranked_scores, const int64_t[::1] indptr,
-                  const int64_t[::1] num_ret, const double[::1] num_rel, const double[::1] num_nonrel,
+def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, const double[::1] scores,
+                  const int64_t[::1] entry_start, const int64_t[::1] n_entries, const int64_t[::1] num_ret,
+                  const double[::1] num_rel, const double[::1] num_nonrel,
                   const int32_t[::1] kinds, const double[:, ::1] params, const double[:, ::1] ideal,
                   const double[:, ::1] gains, const int64_t[::1] gain_row, double level, bint expected,
                   Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out):
     """Every measure of ``kinds`` for queries ``q_start:q_stop`` into ``out[q, m]``.
 
-    Query ``q``'s documents, ranked, are ``ranked[indptr[q]:indptr[q+1]]`` (relevance
-    values) and ``ranked_scores[...]``; the first ``num_ret[q]`` are retrieved.
-    ``params[m]`` holds measure ``m``'s parameters (cutoff, recall fraction, utility
-    coefficients ...), ``ideal[q, m]`` its ideal DCG where it has one, and
-    ``gains[gain_row[m]]`` its custom ndcg gains by integer label (``gain_row[m] < 0``:
-    the label is the gain). With ``expected``, every measure is its exact expectation
-    over the orderings of tied scores; the caller only asks for those that have one.
+    Query ``q``'s entries are ``n_entries[q]`` rows from ``entry_start[q]``: relevance
+    values ``entry_rel`` at 1-based ranks ``entry_rank`` (increasing; the judged
+    documents, from :func:`rank_judged`), or, with ``expected``, the whole ranked list
+    with its ``scores`` (from :func:`rank_relevance`; ``entry_rank`` is unused), since
+    the expectation over ties needs the tie groups. The first ``num_ret[q]`` ranks are
+    retrieved. ``params[m]`` holds
+    measure ``m``'s parameters (cutoff, recall fraction, utility coefficients ...),
+    ``ideal[q, m]`` its ideal DCG where it has one, and ``gains[gain_row[m]]`` its
+    custom ndcg gains by integer label (``gain_row[m] < 0``: the label is the gain).
+    With ``expected``, every measure is its exact expectation over the orderings of
+    tied scores; the caller only asks for those that have one.
     """
     cdef Py_ssize_t q, m, longest = 0, n_measures = kinds.shape[0], n_gains = gains.shape[1]
     cdef Query qu
     cdef double* work
     cdef const double* table
     for q in range(q_start, q_stop):
-        longest = max(longest, num_ret[q])
+        longest = max(longest, n_entries[q])
     work = <double*>malloc(5 * (longest + 1) * sizeof(double))
     if work == NULL:
         raise MemoryError()
@@ -396,12 +893,22 @@ def trec_measures(const double[::1] ranked, const double[::1] ranked_scores, con
     qu.nonrel = work + 3 * (longest + 1)
     qu.interpolated = work + 4 * (longest + 1)
     qu.expected = expected
+    qu.dense = expected
     with nogil:
         for q in range(q_start, q_stop):
-            qu.n = indptr[q + 1] - indptr[q]
-            qu.rel = &ranked[indptr[q]] if qu.n > 0 else NULL
-            qu.score = &ranked_scores[indptr[q]] if qu.n > 0 else NULL
+            qu.n = n_entries[q]
+            qu.rel = NULL
+            qu.rank = NULL
+            qu.score = NULL
+            if qu.n > 0:
+                qu.rel = &entry_rel[entry_start[q]]
+                if qu.dense:
+                    qu.score = &scores[entry_start[q]]
+                else:
+                    qu.rank = &entry_rank[entry_start[q]]
             qu.ret = num_ret[q]
+            qu.m = qu.n
+            qu.m = entries_to(&qu, qu.ret)
             qu.num_rel = num_rel[q]
             qu.num_nonrel = num_nonrel[q]
             prepare(&qu, level)

@@ -1,0 +1,100 @@
+"""Integer query and document ids: grouping rows by query, duplicates, decimal byte order.
+
+Integer ids never become strings: trec_eval's comparisons of the ids' text are done on
+the integers (``_ids.pxd``), and a per-query hash set finds repeated documents.
+"""
+import numpy as np
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from ._ids cimport decimal_parts
+
+# Fibonacci hashing: the top bits of id * 2^64/phi spread consecutive ids.
+cdef uint64_t GOLDEN = (<uint64_t>0x9E3779B9 << 32) | <uint64_t>0x7F4A7C15
+
+
+def run_starts(const int64_t[::1] ids):
+    """Rows where ``ids`` changes value (row 0 included): the starts of its runs."""
+    cdef Py_ssize_t i, n = ids.shape[0], m = 0
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] starts = out
+    with nogil:
+        for i in range(n):
+            if i == 0 or ids[i] != ids[i - 1]:
+                starts[m] = i
+                m += 1
+    return out[:m].copy()
+
+
+def first_duplicate_grouped(const int64_t[::1] docs, const int64_t[::1] indptr, Py_ssize_t g_start,
+                            Py_ssize_t g_stop):
+    """Rows ``(a, b)``, ``a < b``, of one group holding the same id, or ``(-1, -1)``.
+
+    Group ``g`` (``g_start <= g < g_stop``) is rows ``indptr[g]:indptr[g+1]``; the
+    first repeat in row order is reported, with the row it repeats.
+    """
+    cdef Py_ssize_t g, i, longest = 0
+    cdef int64_t first_a = -1, first_b = -1, row
+    cdef int bits
+    cdef uint64_t mask, h
+    cdef int64_t* slots
+    for g in range(g_start, g_stop):
+        longest = max(longest, indptr[g + 1] - indptr[g])
+    bits = table_bits(longest)
+    # A slot holds a row number; one below the group's first row is empty, so the table
+    # is never cleared between groups.
+    slots = <int64_t*>malloc((<size_t>1 << bits) * sizeof(int64_t))
+    if slots == NULL:
+        raise MemoryError()
+    with nogil:
+        memset(slots, 0xFF, (<size_t>1 << bits) * sizeof(int64_t))
+        for g in range(g_start, g_stop):
+            bits = table_bits(indptr[g + 1] - indptr[g])
+            mask = (<uint64_t>1 << bits) - 1
+            for i in range(indptr[g], indptr[g + 1]):
+                h = (<uint64_t>docs[i] * GOLDEN) >> (64 - bits)
+                row = slots[h]
+                while row >= indptr[g] and docs[row] != docs[i]:
+                    h = (h + 1) & mask
+                    row = slots[h]
+                if row >= indptr[g]:
+                    first_a, first_b = row, i
+                    break
+                slots[h] = i
+            if first_b >= 0:
+                break
+    free(slots)
+    return first_a, first_b
+
+
+cdef int table_bits(Py_ssize_t n) noexcept nogil:
+    # A quarter full at most, so most inserts find their first slot free; 16 slots or more.
+    cdef int bits = 4
+    while (<int64_t>1 << bits) < 4 * n:
+        bits += 1
+    return bits
+
+
+def decimal_keys(const int64_t[::1] ids):
+    """Keys whose lexicographic order (``np.lexsort`` of length, digits, sign) is byte order.
+
+    Returns ``(sign, digits, length)``: 0 for negative ids, 1 otherwise ('-' sorts
+    before digits); the digits of ``|id|`` as a 19-digit number; the digit count.
+    """
+    cdef Py_ssize_t i, n = ids.shape[0]
+    cdef uint64_t scaled
+    cdef int length
+    sign = np.empty(n, dtype=np.int8)
+    digits = np.empty(n, dtype=np.uint64)
+    lengths = np.empty(n, dtype=np.int8)
+    cdef int8_t[::1] s = sign, ln = lengths
+    cdef uint64_t[::1] d = digits
+    with nogil:
+        for i in range(n):
+            decimal_parts(ids[i], &scaled, &length)
+            s[i] = ids[i] >= 0
+            d[i] = scaled
+            ln[i] = <int8_t>length
+    return sign, digits, lengths

@@ -1,0 +1,133 @@
+"""Integer ids for Qrels and Run: kept as int64 arrays, never turned into strings.
+
+trec_eval compares ids as text, so integer ids behave as their decimal text would in
+a file: the order of tied documents and of queries is the byte order of that text
+(``_kernels/_ids.pxd`` computes it from the integers), and an integer id matches a
+string id only if the string is its canonical decimal form ("7", never "07" or "+7").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._kernels._ids import decimal_keys, first_duplicate_grouped, run_starts
+from ._parallel import run_over_queries
+from ._trec_io import StringTable
+
+__all__ = ["IdColumns", "as_ids", "byte_order", "canonical_ints", "id_columns"]
+
+_INT64_MAX = np.iinfo(np.int64).max
+_CANONICAL = re.compile(r"-?[1-9][0-9]{0,18}|0")
+
+
+@dataclass(eq=False)
+class IdColumns:
+    """Rows of a Qrels or Run with integer query and document ids.
+
+    Attributes
+    ----------
+    query_ids, doc_ids : numpy.ndarray
+        int64 per row, in the order given.
+    values : numpy.ndarray
+        float64 relevance (qrels) or score (run) per row.
+    queries : numpy.ndarray
+        The distinct query ids, in the order first seen.
+    indptr : numpy.ndarray
+        Rows of ``queries[g]`` are ``order[indptr[g]:indptr[g + 1]]`` (or that slice of
+        the rows themselves when ``order`` is None: the rows are grouped already).
+    order : numpy.ndarray or None
+        A stable permutation grouping the rows by query.
+    """
+
+    query_ids: np.ndarray
+    doc_ids: np.ndarray
+    values: np.ndarray
+    queries: np.ndarray
+    indptr: np.ndarray
+    order: np.ndarray | None
+
+
+def as_ids(ids, name: str, copy: bool) -> np.ndarray | None:
+    """``ids`` as int64 if it holds integers, None if it holds strings (or objects)."""
+    arr = np.asarray(ids)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.dtype.kind in "USO":
+        return None
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integers or strings, got {arr.dtype}")
+    if arr.dtype == np.uint64 and arr.size and arr.max() > _INT64_MAX:
+        raise ValueError(f"{name} holds integers above 2**63 - 1; pass them as strings")
+    return np.array(arr, dtype=np.int64) if copy else np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def group_rows(query_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Distinct query ids (first seen first), group boundaries and the grouping order."""
+    n = query_ids.shape[0]
+    starts = run_starts(query_ids)
+    heads = query_ids[starts]
+    if np.unique(heads).shape[0] == heads.shape[0]:
+        return heads, np.append(starts, n).astype(np.int64), None
+    unique, first, inverse = np.unique(query_ids, return_index=True, return_inverse=True)
+    seen = np.argsort(first)
+    code = np.empty_like(seen)
+    code[seen] = np.arange(seen.shape[0])
+    codes = code[inverse]
+    indptr = np.zeros(unique.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=unique.shape[0]), out=indptr[1:])
+    return unique[seen], indptr, np.argsort(codes, kind="stable")
+
+
+def id_columns(query_ids: np.ndarray, doc_ids: np.ndarray, values: np.ndarray, what: str,
+               n_threads: int) -> IdColumns:
+    """Group integer-id rows by query and reject a document repeated within a query."""
+    queries, indptr, order = group_rows(query_ids)
+    grouped_docs = doc_ids if order is None else doc_ids[order]
+    repeats = []
+
+    def task(g_start, g_stop):
+        repeats.append(first_duplicate_grouped(grouped_docs, indptr, g_start, g_stop))
+
+    run_over_queries(task, indptr, n_threads)
+    repeats = [pair for pair in repeats if pair[1] >= 0]
+    if repeats:
+        first, second = min(repeats, key=lambda pair: pair[1])
+        a, b = sorted((first, second) if order is None else (int(order[first]), int(order[second])))
+        raise ValueError(f"{what} has document {int(doc_ids[b])} twice for query {int(query_ids[b])} "
+                         f"(rows {a} and {b}); trec_eval rejects duplicates")
+    return IdColumns(query_ids, doc_ids, values, queries, indptr, order)
+
+
+def byte_order(ids: np.ndarray) -> np.ndarray:
+    """Rank of each integer id with the ids sorted by the bytes of their decimal text.
+
+    Examples
+    --------
+    >>> byte_order(np.array([10, 9, -1, 100, 0]))     # "-1" < "0" < "10" < "100" < "9"
+    array([2, 4, 0, 3, 1])
+    """
+    sign, digits, lengths = decimal_keys(np.ascontiguousarray(ids, dtype=np.int64))
+    ranks = np.empty(ids.shape[0], dtype=np.int64)
+    ranks[np.lexsort((lengths, digits, sign))] = np.arange(ids.shape[0])
+    return ranks
+
+
+def canonical_ints(table: StringTable) -> tuple[np.ndarray, np.ndarray]:
+    """Each string's integer value and whether it is an integer's canonical decimal text.
+
+    Examples
+    --------
+    >>> table, _ = StringTable.from_strings(["7", "07", "-3", "x", "99999999999999999999"])
+    >>> canonical_ints(table)
+    (array([ 7,  0, -3,  0,  0]), array([ True, False,  True, False, False]))
+    """
+    strings = table.to_numpy()
+    values = np.zeros(strings.shape[0], dtype=np.int64)
+    ok = np.zeros(strings.shape[0], dtype=bool)
+    for i, s in enumerate(strings):
+        if _CANONICAL.fullmatch(s) and -_INT64_MAX - 1 <= int(s) <= _INT64_MAX:
+            values[i] = int(s)
+            ok[i] = True
+    return values, ok

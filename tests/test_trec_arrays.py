@@ -1,0 +1,254 @@
+"""Qrels.from_arrays / Run.from_arrays: integer ids kept as integers, strings interned.
+
+The reference is the string route: the same data with every id written as its decimal
+text (from_dict), which is what trec_eval would read from a file. Integer ids must give
+identical numbers, query order and tie order (byte order of the text, so 9 > 10 > 1),
+whether the rows are grouped by query or not, and mixed with string ids on the other
+side. Also: the checks of bad input, and that arrays are used but never modified.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import rankwise as rw
+
+MEASURES = ["all_trec", "P.1,2,3,7", "ndcg_cut.1,3,4", "success.1,2,3", "recall.1,3", "ndcg.0=0,1=2.5,2=1,3=7"]
+EXPECTED_MEASURES = ["map", "recip_rank", "P.1,2,3,5", "recall.1,3", "ndcg", "ndcg_cut.1,3", "num_rel_ret",
+                     "num_nonrel_judged_ret", "Rprec", "success.1,3"]
+INT64 = np.iinfo(np.int64)
+# Byte order differs from numeric order here: "-1" < "-10" < "-2", "10" < "100" < "9".
+ID_POOL = [0, 1, 2, 9, 10, 11, 19, 90, 99, 100, 101, 909, 1000, -1, -2, -10, -100, 123456789012,
+           INT64.max, INT64.min, INT64.max - 9, INT64.min + 1, 10**18, 10**17, 5 * 10**17]
+
+
+def random_rows(rng: random.Random, n_queries=7, max_docs=40):
+    """(qrels rows, run rows) as lists of (query id, doc id, value) with integer ids."""
+    queries = rng.sample(ID_POOL, n_queries)
+    docs = ID_POOL + [rng.randrange(-10**6, 10**6) for _ in range(60)]
+    qrels, run = [], []
+    for i, q in enumerate(queries):
+        pool = list(dict.fromkeys(rng.sample(docs, rng.randint(1, min(len(docs), max_docs)))))
+        if i != 1:  # query 1: only in the run
+            for d in rng.sample(pool, rng.randint(1, len(pool))):
+                qrels.append((q, d, rng.choice([0, 0, 1, 1, 2, 3, -1])))
+        if i != 2:  # query 2: only in the qrels
+            for d in rng.sample(pool, rng.randint(1, len(pool))):
+                run.append((q, d, rng.choice([0.0, 0.5, 0.5, 1.0, -np.inf, np.inf, rng.random()])))
+    return qrels, run
+
+
+def as_arrays(rows):
+    q, d, v = zip(*rows, strict=True)
+    return np.array(q, dtype=np.int64), np.array(d, dtype=np.int64), np.array(v, dtype=np.float64)
+
+
+def as_dict(rows):
+    out: dict = {}
+    for q, d, v in rows:
+        out.setdefault(str(q), {})[str(d)] = v
+    return out
+
+
+def interleaved(rows, rng):
+    """The rows with queries interleaved but each query's own rows in their order."""
+    queues: dict = {}
+    for row in rows:
+        queues.setdefault(row[0], []).append(row)
+    out = []
+    while queues:
+        q = rng.choice(list(queues))
+        out.append(queues[q].pop(0))
+        if not queues[q]:
+            del queues[q]
+    return out
+
+
+def assert_same(got, want):
+    assert got.names == want.names
+    assert [str(q) for q in got.query_ids] == [str(q) for q in want.query_ids]
+    for name in want.names:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    assert got.mean() == want.mean()
+
+
+def evaluate_both(qrels_rows, run_rows, measures, **options):
+    got = rw.trec_eval(rw.Qrels.from_arrays(*as_arrays(qrels_rows)), rw.Run.from_arrays(*as_arrays(run_rows)),
+                       measures, **options)
+    want = rw.trec_eval(rw.Qrels.from_dict(as_dict(qrels_rows)), rw.Run.from_dict(as_dict(run_rows)),
+                        measures, **options)
+    return got, want
+
+
+@pytest.mark.parametrize("ties", ["trec", "optimistic", "pessimistic", "stable", "expected"])
+@pytest.mark.parametrize("seed", range(6))
+def test_integer_ids_give_the_numbers_of_their_decimal_text(seed, ties):
+    rng = random.Random(seed)
+    qrels_rows, run_rows = random_rows(rng)
+    measures = EXPECTED_MEASURES if ties == "expected" else MEASURES
+    for options in (dict(), dict(complete=True, relevance_level=2), dict(depth=5)):
+        assert_same(*evaluate_both(qrels_rows, run_rows, measures, ties=ties, **options))
+
+
+@pytest.mark.parametrize("ties", ["trec", "stable", "optimistic"])
+def test_rows_need_not_be_grouped_by_query(ties):
+    rng = random.Random(11)
+    qrels_rows, run_rows = random_rows(rng, n_queries=9)
+    grouped = rw.trec_eval(rw.Qrels.from_arrays(*as_arrays(qrels_rows)), rw.Run.from_arrays(*as_arrays(run_rows)),
+                           MEASURES, ties=ties)
+    mixed = rw.trec_eval(rw.Qrels.from_arrays(*as_arrays(interleaved(qrels_rows, rng))),
+                         rw.Run.from_arrays(*as_arrays(interleaved(run_rows, rng))), MEASURES, ties=ties)
+    assert_same(mixed, rw.trec_eval(rw.Qrels.from_dict(as_dict(qrels_rows)), rw.Run.from_dict(as_dict(run_rows)),
+                                    MEASURES, ties=ties))
+    np.testing.assert_array_equal(mixed.query_ids, grouped.query_ids)
+
+
+def test_tied_integer_documents_are_ordered_by_their_text_descending():
+    # trec_eval ranks tied docnos by strcmp, descending: "9" > "10" > "100" > "1" > "-5".
+    docs = [1, 9, 10, 100, -5]
+    qrels = rw.Qrels.from_arrays(np.zeros(5, np.int64), np.array(docs), np.array([1, 0, 0, 0, 0]))
+    run = rw.Run.from_arrays(np.zeros(5, np.int64), np.array(docs), np.zeros(5))
+    assert rw.trec_eval(qrels, run, ["recip_rank"])["recip_rank"][0] == 1 / 4
+
+
+def test_queries_come_out_in_byte_order_of_their_text():
+    ids = np.array([10, 9, -1, 100, 0, INT64.min, INT64.max])
+    qrels = rw.Qrels.from_arrays(ids, np.ones(7, np.int64), np.ones(7))
+    run = rw.Run.from_arrays(ids, np.ones(7, np.int64), np.ones(7))
+    res = rw.trec_eval(qrels, run, ["map"])
+    assert res.query_ids.tolist() == sorted(ids.tolist(), key=lambda v: str(v).encode())
+    assert res.query_ids.dtype == np.int64
+
+
+@pytest.mark.parametrize("side", ["qrels", "run"])
+def test_integer_ids_meet_string_ids_by_canonical_text(side):
+    rng = random.Random(5)
+    qrels_rows, run_rows = random_rows(rng)
+    # Text that no integer prints as: it matches nothing on the integer side.
+    odd = [("07", "7"), ("+9", "9"), ("-0", "0"), ("1e3", "1000"), (" 5", "5"), ("99999999999999999999", "x")]
+    strings = qrels_rows if side == "qrels" else run_rows
+    text = {}
+    for q, d, v in strings:
+        text.setdefault(str(q), {})[str(d)] = v
+    first = next(iter(text))
+    for weird, _ in odd:
+        text[first][weird] = 1 if side == "qrels" else 0.5
+    text["0042"] = {"1": 1 if side == "qrels" else 0.5}
+    if side == "qrels":
+        got = rw.trec_eval(rw.Qrels.from_dict(text), rw.Run.from_arrays(*as_arrays(run_rows)), MEASURES, complete=True)
+        want = rw.trec_eval(rw.Qrels.from_dict(text), rw.Run.from_dict(as_dict(run_rows)), MEASURES, complete=True)
+    else:
+        got = rw.trec_eval(rw.Qrels.from_arrays(*as_arrays(qrels_rows)), rw.Run.from_dict(text), MEASURES)
+        want = rw.trec_eval(rw.Qrels.from_dict(as_dict(qrels_rows)), rw.Run.from_dict(text), MEASURES)
+    assert_same(got, want)
+
+
+def test_large_tie_groups_and_infinities_with_every_document_judged():
+    # Hundreds of judged documents sharing a few scores exercise the sort within one
+    # score bucket and the walk through tied judged documents.
+    rng = np.random.default_rng(3)
+    n = 700
+    docs = rng.permutation(np.arange(-350, 350))
+    scores = rng.choice([-np.inf, 0.0, 0.25, 1.0, np.inf], n)
+    labels = rng.choice([0, 1, 2, 3, -1], n)
+    rows_q = [(0, int(d), int(v)) for d, v in zip(docs, labels, strict=True)]
+    rows_r = [(0, int(d), float(s)) for d, s in zip(docs, scores, strict=True)]
+    for ties in ("trec", "optimistic", "pessimistic", "stable"):
+        assert_same(*evaluate_both(rows_q, rows_r, MEASURES, ties=ties))
+
+
+def test_from_pandas_keeps_integer_columns_as_integers():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"query_id": [3, 3, 4], "doc_id": [10, 9, 10], "score": [0.5, 0.5, 1.0]})
+    run = rw.Run.from_pandas(frame)
+    assert run.query_ids.tolist() == [3, 4]
+    back = run.to_pandas()
+    assert back["doc_id"].tolist() == [10, 9, 10] and back["doc_id"].dtype == np.int64
+    assert run.to_dict() == {3: {10: 0.5, 9: 0.5}, 4: {10: 1.0}}
+
+
+def test_write_and_read_back(tmp_path):
+    rng = random.Random(8)
+    qrels_rows, run_rows = random_rows(rng)
+    qrels, run = rw.Qrels.from_arrays(*as_arrays(qrels_rows)), rw.Run.from_arrays(*as_arrays(run_rows), name="ints")
+    qrels.write(tmp_path / "q.txt")
+    run.write(tmp_path / "r.txt")
+    again = rw.trec_eval(rw.Qrels.read(tmp_path / "q.txt"), rw.Run.read(tmp_path / "r.txt"), MEASURES)
+    assert_same(rw.trec_eval(qrels, run, MEASURES), again)
+    assert again.run_name == "ints"
+
+
+def test_arrays_are_used_in_place_unless_copied_and_never_modified():
+    q, d, v = np.array([1, 1, 2]), np.array([5, 6, 5]), np.array([0.2, 0.9, 0.4])
+    before = [a.copy() for a in (q, d, v)]
+    for a in (q, d, v):
+        a.flags.writeable = False
+    run = rw.Run.from_arrays(q, d, v)
+    copied = rw.Run.from_arrays(q, d, v, copy=True)
+    qrels = rw.Qrels.from_arrays(q, d, np.array([1, 0, 1]))
+    rw.trec_eval(qrels, run, MEASURES)
+    for a, b in zip((q, d, v), before, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert np.shares_memory(run._columns.values, v) and not np.shares_memory(copied._columns.values, v)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_threads_do_not_change_results_or_duplicate_reports(threads):
+    rng = np.random.default_rng(0)
+    n_queries, depth = 300, 200
+    qid = np.repeat(np.arange(n_queries), depth)
+    doc = np.concatenate([rng.permutation(10**6)[:depth] for _ in range(n_queries)])
+    score = rng.integers(0, 50, qid.shape[0]).astype(float)
+    qrels = rw.Qrels.from_arrays(qid[::3], doc[::3], rng.integers(0, 3, qid[::3].shape[0]), n_threads=threads)
+    run = rw.Run.from_arrays(qid, doc, score, n_threads=threads)
+    one = rw.trec_eval(qrels, run, MEASURES, n_threads=1)
+    assert_same(rw.trec_eval(qrels, run, MEASURES, n_threads=threads), one)
+    doc = doc.copy()
+    doc[-1] = doc[-depth]          # the last query repeats its first document
+    doc[2 * depth + 5] = doc[2 * depth + 1]
+    with pytest.raises(ValueError, match=r"twice for query 2 \(rows 401 and 405\)"):
+        rw.Run.from_arrays(qid, doc, score, n_threads=threads)
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_a_repeated_document_is_an_error_naming_rows(grouped):
+    q = np.array([1, 1, 2, 1]) if not grouped else np.array([1, 1, 1, 2])
+    d = np.array([7, 8, 7, 7]) if not grouped else np.array([7, 8, 7, 7])
+    with pytest.raises(ValueError, match=r"document 7 twice for query 1 \(rows (0 and 3|0 and 2)\)"):
+        rw.Run.from_arrays(q, d, np.ones(4))
+    with pytest.raises(ValueError, match="Qrels has document 7 twice"):
+        rw.Qrels.from_arrays(q, d, np.ones(4))
+
+
+@pytest.mark.parametrize("ids, error, match", [
+    (np.array([1.0, 2.0]), TypeError, "query_ids must hold integers or strings, got float64"),
+    (np.array([True, False]), TypeError, "query_ids must hold integers or strings, got bool"),
+    (np.array([[1, 2]]), ValueError, r"query_ids must be 1-D, got shape \(1, 2\)"),
+    (np.array([1, 2, 3]), ValueError, "query_ids has 3 rows but scores has 2"),
+    (np.array([2**63, 1], dtype=np.uint64), ValueError, r"query_ids holds integers above 2\*\*63 - 1"),
+])
+def test_bad_ids(ids, error, match):
+    with pytest.raises(error, match=match):
+        rw.Run.from_arrays(ids, np.array([1, 2]), np.array([0.5, 0.1]))
+
+
+def test_bad_values():
+    q, d = np.array([1, 1]), np.array([3, 4])
+    with pytest.raises(ValueError, match=r"Run value for query 1, document 4 is nan; it must be a number"):
+        rw.Run.from_arrays(q, d, np.array([0.5, np.nan]))
+    with pytest.raises(ValueError, match=r"Qrels value for query 1, document 3 is inf; it must be a finite number"):
+        rw.Qrels.from_arrays(q, d, np.array([np.inf, 1.0]))
+    with pytest.raises(TypeError, match="scores must be a 1-D array of numbers"):
+        rw.Run.from_arrays(q, d, np.array(["a", "b"]))
+    assert len(rw.Run.from_arrays(q, d, np.array([-np.inf, np.inf]))) == 2
+
+
+def test_string_and_object_arrays_take_the_string_route():
+    run = rw.Run.from_arrays(np.array(["q1", "q1"]), np.array([b"d1", "d2"], dtype=object), np.array([0.1, 0.2]))
+    qrels = rw.Qrels.from_arrays(np.array(["q1"]), np.array(["d2"]), np.array([1]))
+    assert run.query_ids.tolist() == ["q1"]
+    assert rw.trec_eval(qrels, run, ["recip_rank"]).mean() == {"recip_rank": 1.0}
+    with pytest.raises(ValueError, match="twice"):
+        rw.Run.from_arrays(np.array(["q", "q"]), np.array(["d", "d"]), np.array([0.1, 0.2]))
