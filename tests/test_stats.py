@@ -378,3 +378,17 @@ def test_mann_whitney_takes_results_and_omits_nans():
     assert out.n_a == 2 and out.statistic == st.mannwhitneyu([1.0, 0.5], [0.5, 0.2]).statistic
     with pytest.raises(ValueError, match="empty"):
         rw.mann_whitney([], [1.0])
+
+
+@pytest.mark.parametrize("test", ["randomization", "bootstrap", "t", "wilcoxon", "sign"])
+def test_swapping_the_systems_mirrors_the_test(test, rng):
+    a, b = rng.random(200), rng.random(200)
+    for alternative, mirrored in (("two-sided", "two-sided"), ("greater", "less"), ("less", "greater")):
+        forward = rw.compare(a, b, test=test, alternative=alternative, seed=8)
+        backward = rw.compare(b, a, test=test, alternative=mirrored, seed=8)
+        assert backward.pvalue == pytest.approx(forward.pvalue, rel=1e-12)
+        assert backward.mean_difference == -forward.mean_difference
+        assert backward.effect_size == -forward.effect_size
+    # The sign-flip null distribution of b - a is exactly the negation of that of a - b.
+    if test == "randomization":
+        np.testing.assert_array_equal(rw.compare(b, a, seed=8).distribution, -rw.compare(a, b, seed=8).distribution)
