@@ -19,7 +19,7 @@ DIRECTIVES = {
     "embedsignature": True,
 }
 
-KERNELS = ["_sort", "_listwise", "_count", "_text", "_ids", "_trec"]
+KERNELS = ["_sort", "_listwise", "_count", "_text", "_ids", "_trec", "_resample"]
 
 extensions = [
     Extension(f"rankwise._kernels.{name}", [f"src/rankwise/_kernels/{name}.pyx"])

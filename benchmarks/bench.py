@@ -1,10 +1,10 @@
 """rankwise against a vectorised NumPy reference and the libraries people use instead.
 
-Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5 ...] [--quick] [--repeats 7]
+Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6 ...] [--quick] [--repeats 7]
            [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
            [--relevant 17] [--trec-queries 5000] [--trec-docs 1000] [--lp-queries 100000]
            [--lp-candidates 1000] [--dense-queries 10000] [--dense-docs 1000]
-           [--scale-queries 2000]
+           [--scale-queries 2000] [--stats-queries 10000] [--stats-resamples 10000]
 
 Workloads (generated deterministically from --seed; old names kept as aliases):
 
@@ -18,6 +18,9 @@ Workloads (generated deterministically from --seed; old names kept as aliases):
 * w4 (dense): 10,000 x 1,000 float64 scores with graded labels 0..3; nDCG@10 with linear
   and exponential gain.
 * w5 (scale): w1 with 2,000 queries (about 100 million rows): time and peak memory.
+* w6 (stats, compare): paired significance tests on 10,000 queries x 10,000 resamples:
+  rw.compare's randomization and bootstrap tests against scipy.stats.permutation_test and
+  scipy.stats.bootstrap, with the agreement of their p-values and intervals.
 
 Every implementation starts from the same NumPy arrays; conversion into its input format
 (dicts, typed lists, tensors, DataFrames) is timed as part of it. For each workload the
@@ -66,8 +69,9 @@ from reference import numpy_rr_ap  # noqa: E402
 LINK_KS = (1, 3, 10)
 # ranx's typed-list sort indexes with a uint64 loop variable; numba warns on every first call.
 warnings.filterwarnings("ignore", message="unsafe cast from uint64 to int64")
-ALIASES = {"influence": "w1", "trec": "w2", "link-prediction": "w3", "dense": "w4", "scale": "w5"}
-WORKLOADS = ("w1", "w2", "w3", "w4", "w5")
+ALIASES = {"influence": "w1", "trec": "w2", "link-prediction": "w3", "dense": "w4", "scale": "w5",
+           "stats": "w6", "compare": "w6"}
+WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6")
 # A competitor whose first call takes longer than this runs in SLOW_ROUNDS rounds only.
 SLOW_SECONDS = 2.0
 SLOW_ROUNDS = 3
@@ -846,6 +850,120 @@ def _torchmetrics_dense(relevance, y_score):
 
 
 # --------------------------------------------------------------------------------------
+# W6: paired significance tests (issue 6: the resampling kernel)
+# --------------------------------------------------------------------------------------
+
+def make_paired(n_queries, seed):
+    """Per-query values of two systems in [0, 1]; the mean difference is about 1.6 standard errors."""
+    rng = np.random.default_rng(seed)
+    a = rng.random(n_queries)
+    b = np.clip(a - rng.normal(0.0024, 0.15, n_queries), 0, 1)
+    return a, b
+
+
+def _paired_mean(x, y, axis):
+    return np.mean(x - y, axis=axis)
+
+
+def numpy_sign_flip(d, n_resamples, seed, batch=1000):
+    """Random sign flips in NumPy, batch by batch: p = (b + 1) / (N + 1), two-sided on |mean|."""
+    rng = np.random.default_rng(seed)
+    observed, count = abs(d.mean()), 0
+    for start in range(0, n_resamples, batch):
+        signs = rng.integers(0, 2, (min(batch, n_resamples - start), d.shape[0]), dtype=np.int8) * 2 - 1
+        count += int(np.count_nonzero(np.abs(signs @ d) / d.shape[0] >= observed))
+    return (count + 1) / (n_resamples + 1)
+
+
+def bench_w6(args, thread_counts):
+    """rw.compare's resampling tests against scipy.stats at n_resamples x queries."""
+    import scipy
+    import scipy.stats as st
+
+    n, resamples = args.stats_queries, args.stats_resamples
+    a, b = make_paired(n, args.seed)
+    d = a - b
+    title = "W6 paired tests"
+    print(f"\n== {title}: {n:,} queries x {resamples:,} resamples; paired randomization (sign-flip) test and "
+          f"paired bootstrap (BCa) of the mean difference; scipy {scipy.__version__}")
+    print("scipy runs with batch=1000 (batch=None builds the whole resample matrix: about 7 GB and 21 s "
+          "for the permutation test at 10,000 x 10,000)")
+    normal_p = float(2 * st.norm.sf(abs(d.mean()) / (np.sqrt(np.sum(d**2)) / n)))
+    p_values, intervals = {}, {}
+
+    def keep(store, name, value):
+        store[name] = value
+
+    def scipy_permutation():
+        return st.permutation_test((a, b), _paired_mean, permutation_type="samples", n_resamples=resamples,
+                                   vectorized=True, batch=1000, rng=1).pvalue
+
+    def scipy_bootstrap():
+        return tuple(st.bootstrap((a, b), _paired_mean, paired=True, n_resamples=resamples, vectorized=True,
+                                  batch=1000, rng=1).confidence_interval)
+
+    impls = [
+        Impl("NumPy sign flips, int8 matrix @ d in batches of 1000", lambda: numpy_sign_flip(d, resamples, 1),
+             "reference", lambda p: keep(p_values, "numpy", p)),
+        Impl("scipy.stats.permutation_test(samples, vectorized)", scipy_permutation, "competitor",
+             lambda p: keep(p_values, "scipy", p)),
+        Impl("scipy.stats.bootstrap(paired, BCa, vectorized)", scipy_bootstrap, "competitor",
+             lambda ci: keep(intervals, "scipy", ci)),
+    ]
+    for test in ("randomization", "bootstrap"):
+        for t in thread_counts:
+            def run(test=test, t=t):
+                return rw.compare(a, b, test=test, n_resamples=resamples, seed=1, n_threads=t)
+
+            def check(res, test=test, t=t):
+                if test == "randomization":
+                    keep(p_values, f"rankwise {_short(t)}", res.pvalue)
+                else:
+                    keep(intervals, f"rankwise {_short(t)}", tuple(res.confidence_interval))
+
+            impls.append(Impl(f"rankwise compare(test={test!r}), {_threads(t)}", run, "rankwise-info", check,
+                              f"{test[:5]} {_short(t)}"))
+    stats, _ = measure(impls, args.repeats)
+    print(f"{'implementation':<60} {'first call':>10} {'median':>9} {'runs':>4} {'peak extra':>11}")
+    for impl in impls:
+        first, median, runs, peak = stats[impl.name]
+        mem = "n/a" if peak is None else f"{peak / 2**20:.1f} MiB"
+        print(f"{impl.name:<60} {first:>9.3f}s {median:>8.3f}s {runs:>4} {mem:>11}")
+    ours = [i for i in impls if i.role == "rankwise-info"]
+    print("\nspeed-up of rankwise (other median / rankwise median):")
+    print(f"{'':<60}" + "".join(f"{i.short:>12}" for i in ours))
+    for other in (i for i in impls if i.role != "rankwise-info"):
+        print(f"{other.name:<60}"
+              + "".join(f"{stats[other.name][1] / stats[i.name][1]:>11.0f}x" for i in ours))
+
+    # Monte Carlo agreement: independent estimates of one p-value differ by about sqrt(2 p (1 - p) / N).
+    reference = p_values["scipy"]
+    bound = 5 * np.sqrt(2 * reference * (1 - reference) / resamples) + 2 / resamples
+    print(f"\np-values (two-sided; normal approximation {normal_p:.4f}): "
+          + ", ".join(f"{name} {p:.4f}" for name, p in p_values.items()))
+    for name, p in p_values.items():
+        if abs(p - reference) > bound:
+            FAILURES.append(f"W6 {name}: p = {p:.4f}, scipy {reference:.4f} (bound {bound:.4f})")
+    se = d.std(ddof=1) / np.sqrt(n)
+    print("BCa 95% intervals: "
+          + ", ".join(f"{name} [{lo:.5f}, {hi:.5f}]" for name, (lo, hi) in intervals.items())
+          + f" (standard error of the mean {se:.5f})")
+    for name, ci in intervals.items():
+        if max(abs(x - y) for x, y in zip(ci, intervals["scipy"], strict=True)) > 0.2 * se:
+            FAILURES.append(f"W6 {name}: interval {ci} differs from scipy's {intervals['scipy']} by over "
+                            "0.2 SE")
+    agreed = not any(f.startswith("W6") for f in FAILURES)
+    print(f"agreement: every p-value within {bound:.4f} of scipy's (5 Monte Carlo standard errors) and every "
+          f"interval end within 0.2 standard errors of scipy's: {'yes' if agreed else 'NO'}")
+    full = n >= 10_000 and resamples >= 10_000
+    for impl in ours:
+        median = stats[impl.name][1]
+        verdict = ("MET" if median < 1 else "MISSED") if full else "judged at 10,000 x 10,000 only"
+        print(f"  {impl.name}: {median * 1000:.1f} ms; issue 6 target (well under 1 s at 10,000 queries x "
+              f"10,000 resamples): {verdict}")
+
+
+# --------------------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------------------
 
@@ -895,12 +1013,15 @@ def main(argv=None):
     parser.add_argument("--dense-queries", type=int, default=10_000)
     parser.add_argument("--dense-docs", type=int, default=1_000)
     parser.add_argument("--scale-queries", type=int, default=2_000)
+    parser.add_argument("--stats-queries", type=int, default=10_000, help="W6 paired queries")
+    parser.add_argument("--stats-resamples", type=int, default=10_000, help="W6 resamples")
     parser.add_argument("--repeats", type=int, default=7, help="timed rounds (slow competitors: at most 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.quick:
         args.queries, args.max_candidates = 50, 20_000
         args.trec_queries, args.lp_queries, args.dense_queries, args.scale_queries = 500, 10_000, 1_000, 200
+        args.stats_queries = 1_000
         args.repeats = min(args.repeats, 3)
     if args.candidates is not None:
         args.min_candidates = args.max_candidates = args.candidates
@@ -917,7 +1038,7 @@ def main(argv=None):
     if missing:
         print(f"not installed, not timed: {', '.join(missing)} (pip install '.[bench]')")
     for workload, bench in (("w1", bench_w1), ("w2", bench_w2), ("w3", bench_w3), ("w4", bench_w4),
-                            ("w5", bench_w5)):
+                            ("w5", bench_w5), ("w6", bench_w6)):
         if workload in chosen:
             bench(args, thread_counts)
             set_threads(cpus)

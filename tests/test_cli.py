@@ -69,7 +69,7 @@ TREC_SCRIPT = SCRIPT.parent / "make_trec_example.py"
 def test_bundled_trec_example_is_what_the_generator_writes(tmp_path):
     subprocess.run([sys.executable, str(TREC_SCRIPT), str(tmp_path)], check=True)
     from importlib.resources import files
-    for name in ("example.qrels", "example.run"):
+    for name in ("example.qrels", "example.run", "example2.run"):
         assert (tmp_path / name).read_bytes() == files("rankwise").joinpath("data", name).read_bytes()
 
 

@@ -22,6 +22,15 @@ from .evaluate import (
     reciprocal_rank,
 )
 from .ranks import RankBuilder, Ranks, rank_positive
+from .stats import (
+    ComparisonReport,
+    ComparisonResult,
+    MannWhitneyResult,
+    compare,
+    compare_systems,
+    correct,
+    mann_whitney,
+)
 from .trec import Qrels, Run, TrecResults, trec_eval
 
 try:
@@ -30,6 +39,9 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
     __version__ = "0+unknown"
 
 __all__ = [
+    "ComparisonReport",
+    "ComparisonResult",
+    "MannWhitneyResult",
     "Qrels",
     "RankBuilder",
     "Ranks",
@@ -37,10 +49,14 @@ __all__ = [
     "Run",
     "TrecResults",
     "average_precision",
+    "compare",
+    "compare_systems",
+    "correct",
     "dcg",
     "err",
     "evaluate",
     "hit_rate",
+    "mann_whitney",
     "ndcg",
     "precision",
     "rank_metrics",

@@ -10,6 +10,7 @@ import sys
 
 from . import __version__
 from ._demo import DEMO_METRICS, demo_report
+from .stats import ALTERNATIVES, CORRECTIONS, TESTS, TREC_MEASURES, compare_systems
 from .trec import Qrels, Run, read_example, trec_eval
 
 
@@ -23,6 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("-m", "--metric", action="append", dest="metrics", metavar="NAME",
                       help=f"metric to show (repeatable); default: {' '.join(DEMO_METRICS)}")
     _eval_parser(commands)
+    _compare_parser(commands)
     return parser
 
 
@@ -81,11 +83,104 @@ def _eval_report(args) -> str:
     return buffer.getvalue().rstrip("\n")
 
 
+def _compare_parser(commands) -> None:
+    compare = commands.add_parser(
+        "compare", help="compare TREC runs query by query with paired significance tests",
+        description="Evaluate TREC runs against qrels with trec_eval's measures and compare them query by "
+                    "query: the mean of every measure, a paired significance test for every pair of runs "
+                    "(or every run against --baseline), p-values corrected for multiple comparisons over "
+                    "the comparisons of each measure, and win/tie/loss counts.")
+    compare.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); .gz is read too")
+    compare.add_argument("runs", nargs="*", metavar="run",
+                         help="two or more run files; a run is named by its run id, or by its file name when "
+                              "run ids repeat")
+    compare.add_argument("--example", action="store_true",
+                         help="compare the two bundled example runs (example, example2) instead of files")
+    compare.add_argument("-m", action="append", dest="measures", metavar="MEASURE",
+                         help="trec_eval measure, e.g. map, P.10, ndcg_cut.10 (repeatable; default: "
+                              f"{' '.join(TREC_MEASURES)})")
+    compare.add_argument("--test", default="randomization", choices=TESTS,
+                         help="paired test (default randomization: Fisher's sign-flip test, exact when "
+                              "2**queries <= --resamples)")
+    compare.add_argument("--correction", default="holm", choices=(*CORRECTIONS, "none"),
+                         help="adjustment for multiple comparisons (default holm)")
+    compare.add_argument("--baseline", metavar="NAME",
+                         help="compare every run against this one (run id or file name); default: all pairs")
+    compare.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
+                         help="greater: the first run of each pair (or each run against the baseline) is "
+                              "better")
+    compare.add_argument("--alpha", type=float, default=0.05,
+                         help="significance level of the marks (default 0.05)")
+    compare.add_argument("--resamples", type=int, default=10_000, metavar="N",
+                         help="random sign patterns or bootstrap resamples (default 10000)")
+    compare.add_argument("--seed", type=int, default=None,
+                         help="seed of the resamples (default: fresh entropy, printed in the report)")
+    compare.add_argument("-c", action="store_true", dest="complete",
+                         help="average over all qrels queries; queries missing from a run score 0")
+    compare.add_argument("--intersect", action="store_true",
+                         help="compare on the queries every run has (default: runs covering different "
+                              "queries are an error)")
+    compare.add_argument("--format", default="text", choices=("text", "markdown", "latex", "csv"),
+                         dest="output", help="output layout (default text)")
+
+
+def _example_runs() -> tuple:
+    qrels, run = read_example()
+    second = Run.read(os.path.join(os.path.dirname(__file__), "data", "example2.run"))
+    return qrels, {run.name: run, second.name: second}
+
+
+def _named_runs(paths) -> dict:
+    runs = [Run.read(path) for path in paths]
+    names = [run.name for run in runs]
+    if len(set(names)) != len(names):
+        names = [os.path.basename(path) for path in paths]
+    if len(set(names)) != len(names):
+        names = list(paths)
+    if len(set(names)) != len(names):
+        raise ValueError("the same run file is given twice")
+    return dict(zip(names, runs, strict=True))
+
+
+def _compare_report(args) -> str:
+    if args.example:
+        if args.qrels or args.runs:
+            raise ValueError("pass QRELS and RUN files, or --example, not both")
+        qrels, runs = _example_runs()
+        paths = {}
+    elif not args.qrels or len(args.runs) < 2:
+        raise ValueError("compare needs QRELS and at least two RUN files (or --example)")
+    else:
+        qrels, runs = Qrels.read(args.qrels), _named_runs(args.runs)
+        paths = dict(zip(args.runs, runs, strict=True))
+    baseline = args.baseline
+    if baseline is not None and baseline not in runs:
+        by_file = {**paths, **{os.path.basename(p): name for p, name in paths.items()}}
+        if baseline not in by_file:
+            raise ValueError(f"--baseline {baseline!r} is none of the runs ({', '.join(runs)})")
+        baseline = by_file[baseline]
+    correction = None if args.correction == "none" else args.correction
+    report = compare_systems(runs, qrels, args.measures or list(TREC_MEASURES), baseline=baseline,
+                             test=args.test, correction=correction,
+                             alpha=args.alpha, alternative=args.alternative, n_resamples=args.resamples,
+                             seed=args.seed, on_missing="intersect" if args.intersect else "error",
+                             complete=args.complete)
+    if args.output == "markdown":
+        return report.to_markdown()
+    if args.output == "latex":
+        return report.to_latex()
+    if args.output == "csv":
+        return report.to_csv().rstrip("\n")
+    return report.to_text()
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "eval":
             report = _eval_report(args)
+        elif args.command == "compare":
+            report = _compare_report(args)
         else:
             report = demo_report(tuple(args.metrics) if args.metrics else DEMO_METRICS)
         print(report, flush=True)
