@@ -150,6 +150,7 @@ class _Side:
             order = None if bool(np.all(codes[1:] >= codes[:-1])) else np.argsort(codes, kind="stable")
         self.docs = docs if order is None else docs[order]
         self.values = columns.values if order is None else columns.values[order]
+        self._docno_descending = None
 
     @property
     def n_queries(self) -> int:
@@ -167,6 +168,12 @@ class _Side:
         if isinstance(self.queries, StringTable):
             return self.queries.byte_order()
         return byte_order(self.queries)
+
+    def docno_descending(self) -> np.ndarray:
+        """String ids: each document code's rank in trec_eval's tie order (docno descending)."""
+        if self._docno_descending is None:
+            self._docno_descending = -self.doc_table.byte_order()
+        return self._docno_descending
 
 
 class _TrecData:
@@ -550,12 +557,11 @@ class _Join:
     def tie_order(self, ties: str) -> tuple[int, np.ndarray, int]:
         """The kernel's tie key kind, its map, and the label order realising the policy."""
         label_order = {"optimistic": 1, "pessimistic": -1}.get(ties, 0)
-        table = self.run.doc_table
         if ties in ("stable", "expected"):
             return TieKey.TIE_POSITION, np.empty(0, dtype=np.int64), label_order
-        if table is None:
+        if self.run.doc_table is None:
             return TieKey.TIE_DECIMAL, np.empty(0, dtype=np.int64), label_order
-        return TieKey.TIE_MAPPED, -table.byte_order(), label_order
+        return TieKey.TIE_MAPPED, self.run.docno_descending(), label_order
 
     def judge(self, threads: int) -> np.ndarray:
         """Relevance value of every run row of the evaluated queries (other rows undefined)."""
