@@ -384,8 +384,9 @@ class TrecResults:
     names : tuple of str
         Measure names as trec_eval prints them (``P_10``, ``iprec_at_recall_0.10``),
         in trec_eval's order.
-    query_ids : ndarray of str
-        Evaluated queries, in byte order of their ids (trec_eval's order).
+    query_ids : ndarray
+        Evaluated queries, in byte order of their ids (trec_eval's order): str, or int64
+        when the qrels hold integer ids (ordered by the bytes of their decimal text).
     run_name : str
     ties : str
 
