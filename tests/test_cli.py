@@ -1,6 +1,8 @@
 """The `rankwise` command and its bundled example."""
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -41,8 +43,10 @@ def test_bad_metric_is_a_clean_error(capsys):
 
 
 def test_console_script_and_version():
-    out = subprocess.run([sys.executable, "-m", "rankwise.cli", "--version"], capture_output=True, text=True,
-                         check=True).stdout
+    # The `rankwise` command pip installed beside this interpreter (rankwise.exe on Windows).
+    script = shutil.which("rankwise", path=sysconfig.get_path("scripts"))
+    assert script is not None
+    out = subprocess.run([script, "--version"], capture_output=True, text=True, check=True).stdout
     assert out.strip() == f"rankwise {rw.__version__}"
 
 

@@ -1,7 +1,17 @@
 """The tests must exercise the installed package, never the source tree."""
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+from importlib.metadata import version
 from pathlib import Path
 
+import pytest
+
 import rankwise
+
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
 def test_imported_from_installed_package():
@@ -10,4 +20,23 @@ def test_imported_from_installed_package():
 
 
 def test_version_is_set():
-    assert rankwise.__version__ != "0+unknown"
+    assert rankwise.__version__ == version("rankwise") != "0+unknown"
+
+
+@pytest.mark.skipif(not PYPROJECT.exists(), reason="pyproject.toml is only in a source tree")
+def test_version_comes_from_pyproject():
+    declared = re.search(r'^version = "([^"]+)"$', PYPROJECT.read_text(encoding="utf-8"), re.MULTILINE)
+    assert declared is not None and rankwise.__version__ == declared.group(1)
+
+
+@pytest.mark.skipif(not sysconfig.get_config_var("Py_GIL_DISABLED"), reason="needs free-threaded CPython")
+def test_import_keeps_the_gil_disabled():
+    # A fresh interpreter (other test dependencies may have re-enabled the GIL in this one)
+    # imports the package and every compiled module.
+    code = ("import importlib, pkgutil, sys, rankwise, rankwise._kernels as k\n"
+            "for m in pkgutil.iter_modules(k.__path__):\n"
+            "    importlib.import_module(f'rankwise._kernels.{m.name}')\n"
+            "print(sys._is_gil_enabled())")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHON_GIL"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.strip() == "False"
