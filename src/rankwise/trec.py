@@ -16,6 +16,7 @@ both are evaluated (trec_eval 9.x's behaviour; trec_eval 10.0 aborts instead).
 from __future__ import annotations
 
 import os
+from functools import partial
 
 import numpy as np
 
@@ -600,7 +601,7 @@ def _gains(qs: _Side, spec: TrecSpec) -> np.ndarray:
     return gains
 
 
-def _ideal(qs: _Side, specs, queries: np.ndarray) -> np.ndarray:
+def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> np.ndarray:
     """Ideal DCG of each evaluated query for each measure (0 where it has none).
 
     Measures that share a gain definition (every ndcg_cut cutoff) share one ordering.
@@ -614,7 +615,8 @@ def _ideal(qs: _Side, specs, queries: np.ndarray) -> np.ndarray:
         cutoffs = np.array([specs[m].params[0] if specs[m].kind == TrecMeasure.NDCG_CUT else np.inf
                             for m in columns])
         ideal = np.empty((qs.n_queries, cutoffs.shape[0]))
-        ideal_dcg(qs.indptr, _gains(qs, specs[columns[0]]), cutoffs, ideal)
+        gains = _gains(qs, specs[columns[0]])
+        run_over_queries(partial(ideal_dcg, qs.indptr, gains, cutoffs, out=ideal), qs.indptr, threads)
         out[:, columns] = ideal[queries]
     return out
 
@@ -720,12 +722,14 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
     n_queries = join.qrels_query.shape[0]
     entries = _rank_dense(join, threads) if ties == "expected" else _rank_judged(join, ties, threads)
     num_ret = np.minimum(join.lengths, limit)
-    num_rel, num_nonrel = np.empty(join.qrels.n_queries), np.empty(join.qrels.n_queries)
-    judgement_counts(join.qrels.indptr, join.qrels.values, level, num_rel, num_nonrel)
+    qs = join.qrels
+    num_rel, num_nonrel = np.empty(qs.n_queries), np.empty(qs.n_queries)
+    counts = partial(judgement_counts, qs.indptr, qs.values, level, num_rel=num_rel, num_nonrel=num_nonrel)
+    run_over_queries(counts, qs.indptr, threads)
     num_rel, num_nonrel = num_rel[join.qrels_query], num_nonrel[join.qrels_query]
     kinds = np.array([int(s.kind) for s in specs], dtype=np.int32)
     params = np.zeros((len(specs), 4))
-    ideal = _ideal(join.qrels, specs, join.qrels_query)
+    ideal = _ideal(qs, specs, join.qrels_query, threads)
     tables = [_gain_table(s) for s in specs]
     width = max([t.shape[0] for t in tables if t is not None], default=1)
     gains = np.zeros((max(sum(t is not None for t in tables), 1), width))

@@ -83,6 +83,8 @@ def judgement_counts(
     indptr: npt.NDArray[np.int64],
     values: npt.NDArray[np.float64],
     level: float,
+    g_start: int,
+    g_stop: int,
     num_rel: npt.NDArray[np.float64],
     num_nonrel: npt.NDArray[np.float64],
 ) -> None: ...
@@ -90,6 +92,8 @@ def ideal_dcg(
     indptr: npt.NDArray[np.int64],
     gains: npt.NDArray[np.float64],
     cutoffs: npt.NDArray[np.float64],
+    g_start: int,
+    g_stop: int,
     out: npt.NDArray[np.float64],
 ) -> None: ...
 def trec_measures(

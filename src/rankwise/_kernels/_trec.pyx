@@ -489,19 +489,19 @@ def rank_relevance(const double[::1] scores, const int64_t[::1] keys, const doub
     free(items)
 
 
-def judgement_counts(const int64_t[::1] indptr, const double[::1] values, double level,
-                     double[::1] num_rel, double[::1] num_nonrel):
+def judgement_counts(const int64_t[::1] indptr, const double[::1] values, double level, Py_ssize_t g_start,
+                     Py_ssize_t g_stop, double[::1] num_rel, double[::1] num_nonrel):
     """Per qrels query (rows ``indptr[g]:indptr[g+1]``): labels >= level, and 0 <= label < level."""
     cdef Py_ssize_t g, i
-    cdef double rel, nonrel
+    cdef int64_t rel, nonrel
     with nogil:
-        for g in range(indptr.shape[0] - 1):
-            rel = nonrel = 0.0
+        for g in range(g_start, g_stop):
+            rel = nonrel = 0
             for i in range(indptr[g], indptr[g + 1]):
                 rel += values[i] >= level
                 nonrel += (values[i] >= 0) & (values[i] < level)
-            num_rel[g] = rel
-            num_nonrel[g] = nonrel
+            num_rel[g] = <double>rel
+            num_nonrel[g] = <double>nonrel
 
 
 cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep, double* best,
@@ -533,9 +533,9 @@ cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep
     return kept
 
 
-def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[::1] cutoffs,
-              double[:, ::1] out):
-    """Ideal DCG of each qrels query cut at each cutoff: ``out[g, c]``.
+def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[::1] cutoffs, Py_ssize_t g_start,
+              Py_ssize_t g_stop, double[:, ::1] out):
+    """Ideal DCG of qrels queries ``g_start:g_stop`` cut at each cutoff: ``out[g, c]``.
 
     The query's positive gains (rows ``indptr[g]:indptr[g+1]``) in descending order,
     each over log2(rank + 1), summed over the ranks below ``cutoffs[c] + 1`` (an
@@ -546,7 +546,7 @@ def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[:
     cdef double* best
     cdef double* prefix
     cdef Item* items
-    for g in range(indptr.shape[0] - 1):
+    for g in range(g_start, g_stop):
         longest = max(longest, indptr[g + 1] - indptr[g])
     for c in range(cutoffs.shape[0]):
         largest = max(largest, cutoffs[c])
@@ -560,7 +560,7 @@ def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[:
         free(items)
         raise MemoryError()
     with nogil:
-        for g in range(indptr.shape[0] - 1):
+        for g in range(g_start, g_stop):
             n = largest_gains(&gains[0] + indptr[g], indptr[g + 1] - indptr[g], keep, best, items)
             prefix[0] = 0.0
             for i in range(n):
