@@ -9,7 +9,7 @@ the McSherry-Najork expectation under ``EXPECTED``.
 
 When every metric of the call stops at a cutoff (at most K), an item scoring below the
 K-th best score cannot reach the top K under any tie policy, so only items at or above
-that threshold are tracked, and the ideal ranking keeps only the K largest labels; R
+that threshold (or a bound below it) are tracked, and the ideal ranking keeps only the K largest labels; R
 still counts every relevant item. Lists much longer than K find that threshold from
 the maxima of small chunks (collect_top_blocks), in loops without data-dependent
 branches; shorter ones, and lists holding NaN, with a provisional heap (collect_top).
@@ -61,8 +61,9 @@ cdef struct Workspace:
     int64_t* tied           # items (tracked or not) tied with each group
     double* esm             # scratch for expected ERR: elementary symmetric means
     Py_ssize_t near_cap
-    double* near_scores     # top-k path: every item at or above the k-th best score,
-    int64_t* near_keys      # and its tie key (its index when the policy has no keys)
+    double* near_scores     # top-k path: every item that can reach the top k (at or above
+    int64_t* near_keys      # the k-th best score or a bound below it), and its tie key
+                            # (its index when the policy has no keys)
     Py_ssize_t chunk_cap
     double* chunk_max       # top-k path: best score of each chunk, then of each block
     Py_ssize_t* chunk_ids   # top-k path: chunks whose best score reaches the bound
@@ -75,7 +76,7 @@ cdef struct Query:
     int64_t n_rel           # R: items with label >= level
     bint ideal_ready
     Py_ssize_t n_ideal      # labels in ws.ideal once ideal_ready
-    Py_ssize_t n_near       # top-k path: items at or above the k-th best score
+    Py_ssize_t n_near       # top-k path: items in near_scores
     bint nan                # a NaN score was seen (Python raises unless nan="last")
 
 
@@ -311,34 +312,20 @@ cdef double kth_best(const double* values, Py_ssize_t n, Py_ssize_t k, double* b
     For small k, best[0:k] is kept sorted ascending (best[k] = +inf) and every value is
     merged in with min and max only: best[j] = min(best[j+1], max(best[j], v)) drops the
     old smallest and slots v in, and changes nothing when v <= best[0]. No branch
-    depends on the data, whereas about half the compares of a heap's sift mispredict.
-    The k-th largest is also the r-th smallest, r = n - k + 1: the mirror image keeps
-    the r smallest when r is the smaller rank.
+    depends on the data, whereas about half the compares of a heap's sift mispredict
+    (and skipping the merge when v <= best[0] mispredicts as often).
     """
-    cdef Py_ssize_t i, j, r = n - k + 1, size = 0
+    cdef Py_ssize_t i, j, size = 0
     cdef double v, lo, hi
-    # Each element is loaded once and carried to the next step: a vectorised loop
-    # would load best[j+1:j+3] across two of the previous value's stores, which the
-    # CPU cannot forward (a stall on every value).
-    if r < k and r <= SMALL_K:
-        for j in range(r):
-            best[j] = INFINITY
-        best[r] = -INFINITY
-        for i in range(n):
-            v = values[i]
-            hi = best[0]
-            for j in range(r):
-                lo = best[j + 1]
-                hi = hi if hi < v else v
-                best[j] = lo if lo > hi else hi
-                hi = lo
-        return best[0]
     if k <= SMALL_K:
         for j in range(k):
             best[j] = -INFINITY
         best[k] = INFINITY
         for i in range(n):
             v = values[i]
+            # Each element is loaded once and carried to the next step: a vectorised
+            # loop would load best[j+1:j+3] across two of the previous value's
+            # stores, which the CPU cannot forward (a stall on every value).
             lo = best[0]
             for j in range(k):
                 hi = best[j + 1]
@@ -423,22 +410,23 @@ cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const 
     """collect_top() for lists much longer than k, in passes with few unpredictable branches.
 
     One pass takes the best score of every chunk of 8 items, and of every block of
-    chunks (about 2k blocks). The k-th best block maximum is a lower bound on the k-th
-    best score (k blocks each hold an item at or above it), so only the chunks whose
-    maximum reaches it (about k of them) are read again, keeping their items that
-    reach it: a few more than k candidates, among which the k-th best score is
-    selected exactly. Every item at or above that score (ties included) is a
-    candidate. The labels are summarised in separate vectorised passes; the ideal
-    ranking is k copies of the largest label when it occurs k times, else the label
-    heap of collect_top.
+    chunks (about 2k blocks). The k-th best block maximum, the bound, is at most the
+    k-th best score (k blocks each hold an item reaching it), so only the blocks, then
+    the chunks, whose maximum reaches it (about k of each) are read again, keeping
+    the items that reach it: a few more than k, ties included. They stand for the
+    items at or above the k-th best score: the few in between rank below k, and
+    change no value. The labels are summarised in separate vectorised passes; the
+    ideal ranking is k copies of the largest label when it occurs k times, else the
+    label heap of collect_top.
 
     Returns 1, with nothing collected, when the list holds a NaN: collect_top ranks
     NaN (nan="last") and flags it for the Python layer.
     """
     cdef Py_ssize_t n = q.n, k = top.k, n_chunks = n // CHUNK, per_block, n_blocks
-    cdef Py_ssize_t b, c, i, j, start, stop, n_near = 0, m = 0, kept = 0, t = 0, n_heap = 0
+    cdef Py_ssize_t b, c, i, j, start, stop, blocks_hit = 0, chunks_hit = 0, m = 0, t = 0, n_heap = 0
+    cdef Py_ssize_t* block_ids
     cdef int64_t n_rel, n_best, key
-    cdef double bound, threshold, s, lab, best, total = 0.0
+    cdef double bound, lab, best, total = 0.0
     cdef double* heap = top.heap
     cdef double* block_max
     cdef const score_t* x
@@ -468,37 +456,38 @@ cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const 
             best = ws.chunk_max[c] if ws.chunk_max[c] > best else best
         block_max[b] = best
     bound = kth_best(block_max, n_blocks, k, heap)
-    # Write every index, keep it only if it reaches the bound: no branch to mispredict.
-    for c in range(n_chunks):
-        ws.chunk_ids[n_near] = c
-        n_near += ws.chunk_max[c] >= bound
-    for j in range(n_near):
+    # Blocks, then their chunks, then their items reaching the bound. Every index is
+    # written and kept only if it reaches the bound: no branch to mispredict.
+    block_ids = ws.chunk_ids + n_chunks
+    for b in range(n_blocks):
+        block_ids[blocks_hit] = b
+        blocks_hit += block_max[b] >= bound
+    for j in range(blocks_hit):
+        b = block_ids[j]
+        start = b * per_block
+        stop = n_chunks if b == n_blocks - 1 else start + per_block
+        for c in range(start, stop):
+            ws.chunk_ids[chunks_hit] = c
+            chunks_hit += ws.chunk_max[c] >= bound
+    for j in range(chunks_hit):
         c = ws.chunk_ids[j]
         stop = n if c == n_chunks - 1 else (c + 1) * CHUNK
         for i in range(c * CHUNK, stop):
             ws.near_keys[m] = i
             m += scores[i] >= bound
-    for j in range(m):
-        ws.near_scores[j] = scores[ws.near_keys[j]]
-    # Every item at or above the k-th best score is a candidate, and there are >= k.
-    threshold = kth_best(ws.near_scores, m, k, heap)
+    # Selecting the k-th best score among them would cost more than the few extra items.
     if reserve(ws, m) != 0:
         return -1
     for j in range(m):
-        s = ws.near_scores[j]
-        if s >= threshold:
-            i = ws.near_keys[j]
-            key = keys[i] if keys != NULL else i
-            ws.near_scores[kept] = s
-            ws.near_keys[kept] = key
-            kept += 1
-            lab = labels[i]
-            if lab > 0:
-                ws.items[t].score = s
-                ws.items[t].label = lab
-                ws.items[t].key = key
-                t += 1
-    q.n_near = kept
+        i = ws.near_keys[j]
+        key = keys[i] if keys != NULL else i
+        ws.near_scores[j] = scores[i]
+        ws.near_keys[j] = key
+        ws.items[t].score = scores[i]
+        ws.items[t].label = labels[i]
+        ws.items[t].key = key
+        t += labels[i] > 0
+    q.n_near = m
     q.t = t
     label_summary(labels, n, prm.level, &n_rel, &best, &n_best)
     q.n_rel = n_rel
