@@ -432,7 +432,7 @@ cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const 
     cdef const score_t* x
     per_block = max(n_chunks // (BLOCKS_PER_K * k), 1)
     n_blocks = n_chunks // per_block
-    if reserve_chunks(ws, n_chunks + n_blocks) != 0 or reserve_near(ws, n) != 0 or reserve(ws, k) != 0:
+    if reserve_chunks(ws, n_chunks + n_blocks) != 0 or reserve(ws, k) != 0:
         return -1
     block_max = ws.chunk_max + n_chunks
     for c in range(n_chunks):
@@ -469,6 +469,9 @@ cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const 
         for c in range(start, stop):
             ws.chunk_ids[chunks_hit] = c
             chunks_hit += ws.chunk_max[c] >= bound
+    # Chunks hold 8 items, the last one up to 15.
+    if reserve_near(ws, (chunks_hit + 1) * CHUNK) != 0:
+        return -1
     for j in range(chunks_hit):
         c = ws.chunk_ids[j]
         stop = n if c == n_chunks - 1 else (c + 1) * CHUNK
