@@ -87,6 +87,8 @@ cdef enum:
     BLOCKS_PER_K = 2
     # Up to this cutoff kth_best keeps a sorted array, O(k) per value, else a heap.
     SMALL_K = 32
+    # Up to this many tie groups count_near compares every near item with each group.
+    FEW_GROUPS = 8
 
 
 cdef struct TopK:
@@ -593,6 +595,27 @@ cdef bint count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, 
     return nan
 
 
+cdef void count_near(const double* scores, Py_ssize_t n, Query* q, Workspace* ws) noexcept nogil:
+    """count_ranks for the few items of the top-k path, without NaN or keys, and few groups.
+
+    The items above and tied with each group, counted by comparing every item with
+    every group: no branch, where count_ranks mispredicts on the tied items (every
+    tracked item is tied with its own group) and on its histogram's group count.
+    """
+    cdef Py_ssize_t g, i
+    cdef int64_t above, tied
+    cdef double v
+    for g in range(q.d):
+        v = ws.values[g]
+        above = 0
+        tied = 0
+        for i in range(n):
+            above += scores[i] > v
+            tied += scores[i] == v
+        ws.above[g] = above
+        ws.tied[g] = tied
+
+
 cdef Py_ssize_t build_groups(Workspace* ws, Py_ssize_t t) noexcept nogil:
     cdef Py_ssize_t s, d = 0
     for s in range(t):
@@ -1008,7 +1031,9 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
             if q.t > 0:
                 sort_items(ws.items, q.t, label_order)
                 q.d = build_groups(&ws, q.t)
-                if use_top:
+                if use_top and not q.nan and not keyed and q.d <= FEW_GROUPS:
+                    count_near(ws.near_scores, q.n_near, &q, &ws)
+                elif use_top:
                     count_ranks(ws.near_scores, ws.near_keys, q.n_near, keyed, &q, &ws)
                 else:
                     # Reads every score of the list: the NaN check comes for free.
