@@ -9,10 +9,11 @@ the McSherry-Najork expectation under ``EXPECTED``.
 
 When every metric of the call stops at a cutoff (at most K), an item scoring below the
 K-th best score cannot reach the top K under any tie policy, so only items at or above
-that threshold (or a bound below it) are tracked, and the ideal ranking keeps only the K largest labels; R
-still counts every relevant item. Lists much longer than K find that threshold from
-the maxima of small chunks (collect_top_blocks), in loops without data-dependent
-branches; shorter ones, and lists holding NaN, with a provisional heap (collect_top).
+that threshold (or a bound below it) are tracked, and the ideal ranking keeps only the
+K largest labels; R still counts every relevant item. Lists much longer than K bound
+the threshold from the maxima of small chunks (collect_top_blocks), in loops without
+data-dependent branches; shorter ones, and lists holding NaN, find it with a
+provisional heap (collect_top).
 
 NaN scores are ranked below every number (nan="last") and reported per query, for
 the Python layer to raise on under nan="raise": every path reads every score anyway,
