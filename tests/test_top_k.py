@@ -217,3 +217,12 @@ def test_block_path_with_nan_last(rng, dtype):
         want = reference.metric(scores[q].astype(float).tolist(), labels[q].tolist(), "nDCG", 10,
                                 ties="pessimistic", nan_last=True)
         assert got["nDCG@10"][q] == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("label", [0, 1, 3, 2.5, 62, 63, 64, 100, 1023])
+def test_exponential_gain_table_and_beyond(label):
+    # Integer labels below 64 take 2**label - 1 from a table filled by the same exp2.
+    got = rw.dcg([[label, 0.0]], [[1.0, 0.5]], k=1, gain="exponential")
+    assert got == pytest.approx(2.0**label - 1, rel=1e-15)
+    if float(label).is_integer():
+        assert got == 2.0**label - 1

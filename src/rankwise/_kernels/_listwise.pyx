@@ -649,13 +649,24 @@ cdef void place(Query* q, int ties, Workspace* ws) noexcept nogil:
 
 cdef enum:
     N_LOG2 = 1024
+    N_GAIN = 64
 
-# LOG2_NEXT[i] = log2(i + 1), filled once at import by the very log2 the kernels would
-# call, so a lookup gives the same bits as the call; DCG needs one per position.
+# LOG2_NEXT[i] = log2(i + 1) and GAIN[g] = 2^g - 1, filled once at import by the very
+# functions the kernels would call, so a lookup gives the same bits as the call: DCG
+# needs a discount per position, and graded labels are mostly small integers.
 cdef double LOG2_NEXT[N_LOG2]
+cdef double GAIN[N_GAIN]
 cdef Py_ssize_t _i
 for _i in range(N_LOG2):
     LOG2_NEXT[_i] = log2(<double> (_i + 1))
+for _i in range(N_GAIN):
+    GAIN[_i] = exp2(<double> _i) - 1.0
+
+
+cdef inline double exponential_gain(double label) noexcept nogil:
+    """2^label - 1 (label >= 0)."""
+    cdef int g = <int> label if label < N_GAIN else N_GAIN
+    return GAIN[g] if g < N_GAIN and g == label else exp2(label) - 1.0
 
 
 cdef inline double log2_next(int64_t pos) noexcept nogil:
@@ -672,7 +683,7 @@ cdef inline double item_value(int kind, double label, bint flag, const Params* p
     """What an item contributes before its position weight: DCG gain or RBP relevance."""
     if kind == RBP:
         return label / prm.max_grade if flag else (1.0 if label >= prm.level else 0.0)
-    return exp2(label) - 1.0 if flag else label
+    return exponential_gain(label) if flag else label
 
 
 cdef inline double weight_sum(int kind, int64_t first, int64_t last, double p) noexcept nogil:
