@@ -165,3 +165,18 @@ def test_nan_error_comes_before_the_empty_error_and_without_queries():
     # One ranking against no topic at all: no query reads the scores.
     with pytest.raises(ValueError, match=r"y_score contains NaN \(first at position 1\)"):
         rw.evaluate(np.zeros((0, 3)), [0.1, np.nan, 0.2], ["MRR"])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, ">i2", np.uint8, np.uint16, np.uint32])
+def test_negative_integer_labels_found_in_one_pass(dtype):
+    # Integer labels are checked in one pass over their unsigned view.
+    top = np.iinfo(np.dtype(dtype)).max
+    y_true = np.array([[0, 1, top], [2, 0, 1]], dtype=dtype)
+    assert rw.evaluate(y_true, S, ["P@2"]).mean()["P@2"] == 0.625
+    if np.dtype(dtype).kind == "i":
+        y_true[1, 2] = -1
+        with pytest.raises(ValueError, match=r"found -1 at row 1, column 2"):
+            rw.evaluate(y_true, S, ["P@2"])
+        y_true[1, 2] = np.iinfo(np.dtype(dtype)).min
+        with pytest.raises(ValueError, match=r"finite labels >= 0; found -\d+ at row 1, column 2"):
+            rw.evaluate(y_true, S, ["P@2"])

@@ -164,8 +164,15 @@ def _as_labels(y_true) -> tuple[np.ndarray, float]:
         return arr.view(np.uint8), float(arr.any())
     if not arr.size:
         return arr, 0.0
-    low, high = arr.min(), arr.max()
-    if np.isnan(low) or not np.isfinite(high) or low < 0:
+    if arr.dtype.kind in "iu":
+        # One pass instead of min and max: viewed as unsigned, a negative integer is
+        # larger than any valid label.
+        high = arr.view(f"u{arr.dtype.itemsize}").max()
+        valid = high <= np.iinfo(arr.dtype).max
+    else:
+        low, high = arr.min(), arr.max()
+        valid = not np.isnan(low) and np.isfinite(high) and low >= 0
+    if not valid:
         flat = arr.reshape(-1)
         first = int(np.flatnonzero(~(np.isfinite(flat) & (flat >= 0)))[0])
         raise ValueError(f"y_true must hold finite labels >= 0; found {flat[first].item()!r} at "
