@@ -90,7 +90,10 @@ def run_over_queries(task, indptr: np.ndarray, n_threads: int) -> None:
     helpers = [threading.Thread(target=work, name=f"rankwise-{i}", daemon=True) for i in range(n_threads - 1)]
     for helper in helpers:
         helper.start()
-    work()
+    try:
+        work()
+    except BaseException as error:  # e.g. KeyboardInterrupt between chunks: stop the helpers too
+        errors.append(error)
     for helper in helpers:
         helper.join()
     if errors:
