@@ -1,8 +1,13 @@
-"""Bad input: a clear exception naming the argument, raised before any work."""
+"""Bad input: a clear exception naming the argument, raised before any result is returned.
+
+Every check runs before the kernels but the one for NaN scores, which the kernels make as
+they read the scores.
+"""
 import numpy as np
 import pytest
 
 import rankwise as rw
+from rankwise import _parallel
 
 T = [[0, 1, 2], [1, 0, 0]]
 S = [[0.3, 0.2, 0.1], [0.5, 0.4, 0.4]]
@@ -115,3 +120,63 @@ def test_nan_last_accepts_nan_scores():
 
 def test_infinite_scores_are_valid():
     assert rw.reciprocal_rank([[0, 1, 0]], [[-np.inf, np.inf, np.inf]]) == 0.75
+
+
+# NaN scores are found by the kernels as they read the scores, whichever path a call
+# takes; the error still names the first NaN of the input as the user passed it.
+@pytest.mark.parametrize("metrics, n_items", [
+    (["nDCG@10"], 400),      # top-k block path
+    (["nDCG@10"], 60),       # top-k heap path
+    (["nDCG@10"], 8),        # lists no longer than the cutoff: every item tracked
+    (["MAP", "nDCG"], 60),   # no cutoff: every item tracked
+])
+@pytest.mark.parametrize("nans", [[(0, 0)], [(11, -1)], [(5, 3)], [(5, -1)], [(7, -1), (9, 0)]])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nan_scores_are_found_on_every_path(rng, monkeypatch, metrics, n_items, nans, dtype):
+    monkeypatch.setattr(_parallel, "_MIN_ITEMS_PER_THREAD", 1)
+    y_true = rng.integers(0, 3, (12, n_items))
+    y_true[5] = 0  # no relevant item: nothing is tracked, the scores are read all the same
+    y_score = rng.random((12, n_items)).astype(dtype)
+    for where in nans:
+        y_score[where] = np.nan
+    y_score.flags.writeable = False
+    before = y_score.copy()
+    row, column = nans[0][0], nans[0][1] % n_items  # the first NaN is the one named
+    for n_threads in (1, 2):
+        with pytest.raises(ValueError, match=rf"y_score contains NaN \(first at row {row}, column {column}\); "
+                                             "pass nan='last'"):
+            rw.evaluate(y_true, y_score, metrics, n_threads=n_threads)
+    np.testing.assert_array_equal(y_score, before)
+    assert np.isfinite(rw.evaluate(y_true, y_score, metrics, nan="last")[metrics[0]]).all()
+
+
+def test_nan_scores_named_in_the_input_order():
+    # Rows grouped by an unsorted qid are reordered for the kernel; the message is not.
+    y_score = np.arange(500, dtype=float)
+    y_score[321] = np.nan
+    qid = np.arange(500) % 3
+    with pytest.raises(ValueError, match=r"first at position 321\)"):
+        rw.evaluate(np.ones(500), y_score, ["nDCG@10"], qid=qid)
+
+
+def test_nan_error_comes_before_the_empty_error_and_without_queries():
+    with pytest.raises(ValueError, match="y_score contains NaN"):
+        rw.evaluate([[0, 0, 0]], [[0.1, np.nan, 0.2]], ["MRR"], empty="error")
+    # One ranking against no topic at all: no query reads the scores.
+    with pytest.raises(ValueError, match=r"y_score contains NaN \(first at position 1\)"):
+        rw.evaluate(np.zeros((0, 3)), [0.1, np.nan, 0.2], ["MRR"])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, ">i2", np.uint8, np.uint16, np.uint32])
+def test_negative_integer_labels_found_in_one_pass(dtype):
+    # Integer labels are checked in one pass over their unsigned view.
+    top = np.iinfo(np.dtype(dtype)).max
+    y_true = np.array([[0, 1, top], [2, 0, 1]], dtype=dtype)
+    assert rw.evaluate(y_true, S, ["P@2"]).mean()["P@2"] == 0.625
+    if np.dtype(dtype).kind == "i":
+        y_true[1, 2] = -1
+        with pytest.raises(ValueError, match=r"found -1 at row 1, column 2"):
+            rw.evaluate(y_true, S, ["P@2"])
+        y_true[1, 2] = np.iinfo(np.dtype(dtype)).min
+        with pytest.raises(ValueError, match=r"finite labels >= 0; found -\d+ at row 1, column 2"):
+            rw.evaluate(y_true, S, ["P@2"])

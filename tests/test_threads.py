@@ -59,3 +59,30 @@ def test_effective_n_threads():
     assert _parallel.effective_n_threads(-1) == cpus
     assert _parallel.effective_n_threads(-cpus - 5) == 1
     assert _parallel.effective_n_threads(np.int64(2)) == 2
+
+
+def test_every_chunk_runs_once_and_errors_reach_the_caller(monkeypatch):
+    monkeypatch.setattr(_parallel, "_MIN_ITEMS_PER_THREAD", 1)
+    indptr = np.arange(0, 10_001, 10)
+    seen, lock = [], threading.Lock()
+
+    def record(a, b):
+        with lock:
+            seen.append((a, b))
+
+    _parallel.run_over_queries(record, indptr, 3)
+    covered = np.zeros(indptr.shape[0] - 1, dtype=int)
+    for a, b in seen:
+        covered[a:b] += 1
+    assert len(seen) == 3 * _parallel._CHUNKS_PER_THREAD and np.all(covered == 1)
+
+    calls = []
+
+    def fail(a, b):
+        calls.append(a)
+        raise MemoryError("no room")
+
+    with pytest.raises(MemoryError, match="no room"):
+        _parallel.run_over_queries(fail, indptr, 3)
+    # Each thread stops at its first failure: no chunk after it is taken.
+    assert len(calls) <= 3

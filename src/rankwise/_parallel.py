@@ -1,4 +1,4 @@
-"""Parallelism over queries: a thread pool over query chunks calling nogil kernels.
+"""Parallelism over queries: threads taking query chunks in turn, calling nogil kernels.
 
 Threads rather than OpenMP, so every platform's wheel runs in parallel with no runtime
 library to bundle. Queries are independent and every chunk writes its own rows, so the
@@ -7,7 +7,7 @@ result is bit-identical for any thread count.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
 
 import numpy as np
 
@@ -59,14 +59,42 @@ def _chunks(indptr: np.ndarray, n_chunks: int) -> np.ndarray:
 
 
 def run_over_queries(task, indptr: np.ndarray, n_threads: int) -> None:
-    """Call ``task(q_start, q_stop)`` over all queries, in parallel when it pays."""
+    """Call ``task(q_start, q_stop)`` over all queries, in parallel when it pays.
+
+    The calling thread and ``n_threads - 1`` helpers take the next chunk in turn
+    until none is left: no executor, and one thread fewer to start (on 10 ms calls a
+    thread pool's set-up and per-chunk futures cost over a millisecond). The first
+    exception stops the other threads taking chunks and is raised here.
+    """
     n_queries = indptr.shape[0] - 1
     n_threads = min(n_threads, n_queries, max(int(indptr[-1]) // _MIN_ITEMS_PER_THREAD, 1))
     if n_threads <= 1:
         task(0, n_queries)
         return
-    bounds = _chunks(indptr, n_threads * _CHUNKS_PER_THREAD)
-    with ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="rankwise") as pool:
-        futures = [pool.submit(task, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-        for future in futures:
-            future.result()
+    bounds = _chunks(indptr, n_threads * _CHUNKS_PER_THREAD).tolist()
+    chunks = iter(zip(bounds[:-1], bounds[1:], strict=True))
+    lock = threading.Lock()
+    errors = []
+
+    def work():
+        while not errors:
+            with lock:
+                chunk = next(chunks, None)
+            if chunk is None:
+                return
+            try:
+                task(*chunk)
+            except BaseException as error:  # raised in the calling thread
+                errors.append(error)
+
+    helpers = [threading.Thread(target=work, name=f"rankwise-{i}", daemon=True) for i in range(n_threads - 1)]
+    for helper in helpers:
+        helper.start()
+    try:
+        work()
+    except BaseException as error:  # e.g. KeyboardInterrupt between chunks: stop the helpers too
+        errors.append(error)
+    for helper in helpers:
+        helper.join()
+    if errors:
+        raise errors[0]

@@ -1,6 +1,8 @@
 """Input checks and layout normalisation into the canonical CSR form the kernels read.
 
-Every check runs before any kernel work and names the offending argument. Arrays are
+Every check runs before any kernel work and names the offending argument, except the
+NaN check of ``as_batch``'s scores: the listwise kernel reports NaN as it reads them and
+evaluate() raises (through ``as_scores``) before any result is used. Arrays are
 copied only when they must be: non-contiguous, byte-swapped, grouped by an unsorted
 ``qid``, or of a dtype the kernels do not read directly.
 """
@@ -162,8 +164,15 @@ def _as_labels(y_true) -> tuple[np.ndarray, float]:
         return arr.view(np.uint8), float(arr.any())
     if not arr.size:
         return arr, 0.0
-    low, high = arr.min(), arr.max()
-    if np.isnan(low) or not np.isfinite(high) or low < 0:
+    if arr.dtype.kind in "iu":
+        # One pass instead of min and max: viewed as unsigned, a negative integer is
+        # larger than any valid label.
+        high = arr.view(f"u{arr.dtype.itemsize}").max()
+        valid = high <= np.iinfo(arr.dtype).max
+    else:
+        low, high = arr.min(), arr.max()
+        valid = not np.isnan(low) and np.isfinite(high) and low >= 0
+    if not valid:
         flat = arr.reshape(-1)
         first = int(np.flatnonzero(~(np.isfinite(flat) & (flat >= 0)))[0])
         raise ValueError(f"y_true must hold finite labels >= 0; found {flat[first].item()!r} at "
@@ -237,9 +246,14 @@ def _tie_keys(doc_ids, shape: tuple, indptr: np.ndarray, shared: bool) -> np.nda
 
 def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties = Ties.EXPECTED,
              nan: str = "raise") -> Batch:
-    """Validate one call's inputs and bring them into the canonical CSR form."""
+    """Validate one call's inputs and bring them into the canonical CSR form.
+
+    Everything but NaN scores: the kernels meet those as they read the scores and
+    report them, and the caller raises (a separate pass here would cost as much as a
+    top-k evaluation).
+    """
     check_choice(nan, "nan", ("raise", "last"))
-    scores = as_scores(y_score, check_nan=nan == "raise")
+    scores = as_scores(y_score, check_nan=False)
     labels, max_label = _as_labels(y_true)
     if qid is not None and indptr is not None:
         raise ValueError("pass either qid= or indptr=, not both")

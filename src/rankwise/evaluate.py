@@ -9,7 +9,7 @@ from ._kernels._listwise import Metric, evaluate_range
 from ._names import make_spec, parse_metric
 from ._parallel import effective_n_threads, run_over_queries
 from ._results import Results, mean_over_queries
-from ._validation import as_batch, check_choice, check_level, check_max_grade, check_ties
+from ._validation import as_batch, as_scores, check_choice, check_level, check_max_grade, check_ties
 
 __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "precision", "recall",
            "r_precision", "hit_rate", "err", "rbp"]
@@ -43,13 +43,20 @@ def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_le
     n_queries = batch.indptr.shape[0] - 1
     values = np.empty((n_queries, len(unique)), dtype=np.float64)
     n_relevant = np.empty(n_queries, dtype=np.int64)
+    nan_queries = []
 
     def task(q_start, q_stop):
-        evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key, batch.shared_scores,
-                       kinds, cutoffs, flags, params, ties_code, level, grade, top_k, q_start, q_stop,
-                       values, n_relevant)
+        nan_queries.append(evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key,
+                                          batch.shared_scores, kinds, cutoffs, flags, params, ties_code,
+                                          level, grade, top_k, q_start, q_stop, values, n_relevant))
 
     run_over_queries(task, batch.indptr, threads)
+    # NaN scores are found by the kernel as it reads them (as_batch does not look), so
+    # the error comes now, before any result is used. Without queries it looked at none.
+    if nan == "raise" and (any(nan_queries) or n_queries == 0):
+        as_scores(y_score)  # raises, naming the first NaN
+        if any(nan_queries):
+            raise ValueError("y_score contains NaN; pass nan='last' to rank NaN scores below every number")
     empty_rows = n_relevant == 0
     if empty == "error" and empty_rows.any():
         ids = batch.query_ids[empty_rows]

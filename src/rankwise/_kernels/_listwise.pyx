@@ -9,11 +9,18 @@ the McSherry-Najork expectation under ``EXPECTED``.
 
 When every metric of the call stops at a cutoff (at most K), an item scoring below the
 K-th best score cannot reach the top K under any tie policy, so only items at or above
-that threshold are tracked, and the ideal ranking keeps only the K largest labels; R
-still counts every relevant item.
+that threshold (or a bound below it) are tracked, and the ideal ranking keeps only the
+K largest labels; R still counts every relevant item. Lists much longer than K bound
+the threshold from the maxima of small chunks (collect_top_blocks), in loops without
+data-dependent branches; shorter ones, and lists holding NaN, find it with a
+provisional heap (collect_top).
+
+NaN scores are ranked below every number (nan="last") and reported per query, for
+the Python layer to raise on under nan="raise": every path reads every score anyway,
+so the check costs no pass of its own.
 """
-from libc.math cimport exp2, log2, pow
-from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t
+from libc.math cimport INFINITY, ceil, exp2, log2, pow
+from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
@@ -55,8 +62,12 @@ cdef struct Workspace:
     int64_t* tied           # items (tracked or not) tied with each group
     double* esm             # scratch for expected ERR: elementary symmetric means
     Py_ssize_t near_cap
-    double* near_scores     # top-k path: every item at or above the k-th best score,
-    int64_t* near_keys      # and its tie key (its index when the policy has no keys)
+    double* near_scores     # top-k path: every item that can reach the top k (at or above
+    int64_t* near_keys      # the k-th best score or a bound below it), and its tie key
+                            # (its index when the policy has no keys)
+    Py_ssize_t chunk_cap
+    double* chunk_max       # top-k path: best score of each chunk, then of each block
+    Py_ssize_t* chunk_ids   # top-k path: chunks whose best score reaches the bound
 
 
 cdef struct Query:
@@ -66,7 +77,19 @@ cdef struct Query:
     int64_t n_rel           # R: items with label >= level
     bint ideal_ready
     Py_ssize_t n_ideal      # labels in ws.ideal once ideal_ready
-    Py_ssize_t n_near       # top-k path: items at or above the k-th best score
+    Py_ssize_t n_near       # top-k path: items in near_scores
+    bint nan                # a NaN score was seen (Python raises unless nan="last")
+
+
+cdef enum:
+    # The top-k block path: items per chunk maximum, and blocks of chunks per unit of k
+    # (more blocks give a tighter bound but more maxima to select from).
+    CHUNK = 8
+    BLOCKS_PER_K = 2
+    # Up to this cutoff kth_best keeps a sorted array, O(k) per value, else a heap.
+    SMALL_K = 32
+    # Up to this many tie groups count_near compares every near item with each group.
+    FEW_GROUPS = 8
 
 
 cdef struct TopK:
@@ -120,7 +143,21 @@ cdef int reserve_near(Workspace* ws, Py_ssize_t n) noexcept nogil:
     return 0
 
 
+cdef int reserve_chunks(Workspace* ws, Py_ssize_t n) noexcept nogil:
+    cdef size_t cap
+    if n <= ws.chunk_cap:
+        return 0
+    cap = <size_t> max(n, 2 * ws.chunk_cap, 64)
+    if (grow(<void**> &ws.chunk_max, cap * sizeof(double))
+            or grow(<void**> &ws.chunk_ids, cap * sizeof(Py_ssize_t))):
+        return -1
+    ws.chunk_cap = <Py_ssize_t> cap
+    return 0
+
+
 cdef void release(Workspace* ws) noexcept nogil:
+    free(ws.chunk_max)
+    free(ws.chunk_ids)
     free(ws.near_scores)
     free(ws.near_keys)
     free(ws.items)
@@ -209,7 +246,7 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
     cdef Py_ssize_t i, t = 0, m = 0, kept, n_scores = 0, n_labels = 0
     cdef int64_t n_rel = 0, key
     cdef double lab, score, threshold
-    cdef bint near
+    cdef bint near, nan = False
     cdef double* best_scores = top.heap
     cdef double* best_labels = top.heap + top.k
     if (ws.cap == 0 and reserve(ws, 1) != 0) or (ws.near_cap == 0 and reserve_near(ws, 1) != 0):
@@ -219,6 +256,7 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
         score = scores[i]
         key = keys[i] if keys != NULL else i
         n_rel += lab >= prm.level
+        nan |= score != score
         # Both branches are rarely taken once a heap holds k values.
         if (n_labels < top.k or lab > best_labels[0]) and lab > 0:
             heap_offer(best_labels, &n_labels, top.k, lab)
@@ -250,6 +288,7 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
             kept += 1
     q.t = kept
     q.n_rel = n_rel
+    q.nan = nan
     if reserve(ws, n_labels) != 0:
         return -1
     for i in range(n_labels):
@@ -258,6 +297,225 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
         ws.ideal[i].key = i
     sort_items(ws.ideal, n_labels, 0)
     q.n_ideal = n_labels
+    q.ideal_ready = True
+    return 0
+
+
+cdef bint any_nan(const score_t* scores, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef bint bad = False
+    for i in range(n):
+        bad |= scores[i] != scores[i]
+    return bad
+
+
+cdef double kth_best(const double* values, Py_ssize_t n, Py_ssize_t k, double* best) noexcept nogil:
+    """The k-th largest of values[0:n], counting repeats (k <= n, no NaN; best holds 2k).
+
+    For small k, best[0:k] is kept sorted ascending (best[k] = +inf) and every value is
+    merged in with min and max only: best[j] = min(best[j+1], max(best[j], v)) drops the
+    old smallest and slots v in, and changes nothing when v <= best[0]. No branch
+    depends on the data, whereas about half the compares of a heap's sift mispredict
+    (and skipping the merge when v <= best[0] mispredicts as often).
+    """
+    cdef Py_ssize_t i, j, size = 0
+    cdef double v, lo, hi
+    if k <= SMALL_K:
+        for j in range(k):
+            best[j] = -INFINITY
+        best[k] = INFINITY
+        for i in range(n):
+            v = values[i]
+            # Each element is loaded once and carried to the next step: a vectorised
+            # loop would load best[j+1:j+3] across two of the previous value's
+            # stores, which the CPU cannot forward (a stall on every value).
+            lo = best[0]
+            for j in range(k):
+                hi = best[j + 1]
+                lo = lo if lo > v else v
+                best[j] = hi if hi < lo else lo
+                lo = hi
+        return best[0]
+    for i in range(n):
+        if size < k or values[i] > best[0]:
+            heap_offer(best, &size, k, values[i])
+    return best[0]
+
+
+cdef inline double best_of_8(const score_t* x) noexcept nogil:
+    """Largest of x[0:8] (NaN ignored, unless first): a tree of independent maxima.
+
+    ``b if b > a else a`` is one maxsd on x86.
+    """
+    cdef double a = x[0], b = x[1], c = x[2], d = x[3], e = x[4], f = x[5], g = x[6], h = x[7]
+    a = b if b > a else a
+    c = d if d > c else c
+    e = f if f > e else e
+    g = h if h > g else g
+    a = c if c > a else a
+    e = g if g > e else e
+    return e if e > a else a
+
+
+cdef void label_summary(const label_t* labels, Py_ssize_t n, double level, int64_t* n_rel,
+                        double* best, int64_t* n_best) noexcept nogil:
+    """R (labels >= level), the largest label and how many items hold it (n >= 1).
+
+    Plain loops over the labels' own type, which the compiler vectorises. One-byte
+    labels are counted in one-byte counters over chunks of 255 items (a chunk cannot
+    overflow them): sixteen labels per instruction, with no widening.
+    """
+    cdef Py_ssize_t i, start, stop
+    cdef label_t top = labels[0], lev
+    cdef int64_t count = 0, ties = 0
+    cdef uint8_t chunk_count, chunk_ties
+    cdef bint any_relevant
+    cdef double ceiling
+    for i in range(n):
+        top = labels[i] if labels[i] > top else top
+    if label_t is float or label_t is double or label_t is int64_t:
+        # Compared as doubles, exactly as collect() does (int64 labels beyond 2**53 round).
+        for i in range(n):
+            count += labels[i] >= level
+            ties += labels[i] == top
+    else:
+        # Every value of these types is exact in double, so label >= level exactly when
+        # label >= ceil(level): an integer compare. No label reaches a ceiling above the
+        # largest one, which also keeps the cast in range.
+        ceiling = ceil(level)
+        any_relevant = ceiling <= <double> top
+        lev = <label_t> ceiling if any_relevant else top
+        if label_t is uint8_t or label_t is int8_t:
+            start = 0
+            while start < n:
+                stop = min(start + 255, n)
+                chunk_count = 0
+                chunk_ties = 0
+                for i in range(start, stop):
+                    chunk_count += labels[i] >= lev
+                    chunk_ties += labels[i] == top
+                count += chunk_count
+                ties += chunk_ties
+                start = stop
+        else:
+            for i in range(n):
+                count += labels[i] >= lev
+                ties += labels[i] == top
+        if not any_relevant:
+            count = 0
+    n_rel[0] = count
+    best[0] = top
+    n_best[0] = ties
+
+
+cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const int64_t* keys,
+                            Query* q, const Params* prm, const TopK* top, Workspace* ws) noexcept nogil:
+    """collect_top() for lists much longer than k, in passes with few unpredictable branches.
+
+    One pass takes the best score of every chunk of 8 items, and of every block of
+    chunks (about 2k blocks). The k-th best block maximum, the bound, is at most the
+    k-th best score (k blocks each hold an item reaching it), so only the blocks, then
+    the chunks, whose maximum reaches it (about k of each) are read again, keeping
+    the items that reach it: a few more than k, ties included. They stand for the
+    items at or above the k-th best score: the few in between rank below k, and
+    change no value. The labels are summarised in separate vectorised passes; the
+    ideal ranking is k copies of the largest label when it occurs k times, else the
+    label heap of collect_top.
+
+    Returns 1, with nothing collected, when the list holds a NaN: collect_top ranks
+    NaN (nan="last") and flags it for the Python layer.
+    """
+    cdef Py_ssize_t n = q.n, k = top.k, n_chunks = n // CHUNK, per_block, n_blocks
+    cdef Py_ssize_t b, c, i, j, start, stop, blocks_hit = 0, chunks_hit = 0, m = 0, t = 0, n_heap = 0
+    cdef Py_ssize_t* block_ids
+    cdef int64_t n_rel, n_best, key
+    cdef double bound, lab, best, total = 0.0
+    cdef double* heap = top.heap
+    cdef double* block_max
+    cdef const score_t* x
+    per_block = max(n_chunks // (BLOCKS_PER_K * k), 1)
+    n_blocks = n_chunks // per_block
+    if reserve_chunks(ws, n_chunks + n_blocks) != 0 or reserve(ws, k) != 0:
+        return -1
+    block_max = ws.chunk_max + n_chunks
+    for c in range(n_chunks):
+        x = &scores[c * CHUNK]
+        # The sum is the cheap NaN test: NaN + x is NaN. So is inf + -inf, which only
+        # costs the exact scan below.
+        total += ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]))
+        ws.chunk_max[c] = best_of_8(x)
+    # The last chunk also holds the n % 8 items after it.
+    for i in range(n_chunks * CHUNK, n):
+        total += scores[i]
+        if scores[i] > ws.chunk_max[n_chunks - 1]:
+            ws.chunk_max[n_chunks - 1] = scores[i]
+    if total != total and any_nan(scores, n):
+        return 1
+    for b in range(n_blocks):
+        start = b * per_block
+        stop = n_chunks if b == n_blocks - 1 else start + per_block
+        best = ws.chunk_max[start]
+        for c in range(start + 1, stop):
+            best = ws.chunk_max[c] if ws.chunk_max[c] > best else best
+        block_max[b] = best
+    bound = kth_best(block_max, n_blocks, k, heap)
+    # Blocks, then their chunks, then their items reaching the bound. Every index is
+    # written and kept only if it reaches the bound: no branch to mispredict.
+    block_ids = ws.chunk_ids + n_chunks
+    for b in range(n_blocks):
+        block_ids[blocks_hit] = b
+        blocks_hit += block_max[b] >= bound
+    for j in range(blocks_hit):
+        b = block_ids[j]
+        start = b * per_block
+        stop = n_chunks if b == n_blocks - 1 else start + per_block
+        for c in range(start, stop):
+            ws.chunk_ids[chunks_hit] = c
+            chunks_hit += ws.chunk_max[c] >= bound
+    # Chunks hold 8 items, the last one up to 15.
+    if reserve_near(ws, (chunks_hit + 1) * CHUNK) != 0:
+        return -1
+    for j in range(chunks_hit):
+        c = ws.chunk_ids[j]
+        stop = n if c == n_chunks - 1 else (c + 1) * CHUNK
+        for i in range(c * CHUNK, stop):
+            ws.near_keys[m] = i
+            m += scores[i] >= bound
+    # Selecting the k-th best score among them would cost more than the few extra items.
+    if reserve(ws, m) != 0:
+        return -1
+    for j in range(m):
+        i = ws.near_keys[j]
+        key = keys[i] if keys != NULL else i
+        ws.near_scores[j] = scores[i]
+        ws.near_keys[j] = key
+        ws.items[t].score = scores[i]
+        ws.items[t].label = labels[i]
+        ws.items[t].key = key
+        t += labels[i] > 0
+    q.n_near = m
+    q.t = t
+    label_summary(labels, n, prm.level, &n_rel, &best, &n_best)
+    q.n_rel = n_rel
+    n_heap = 0
+    if best > 0 and n_best >= k:
+        # The k largest labels are all the largest one: already in descending order.
+        for j in range(k):
+            ws.ideal[j].score = best
+            ws.ideal[j].label = best
+            ws.ideal[j].key = j
+        n_heap = k
+    elif best > 0:
+        for i in range(n):
+            lab = labels[i]
+            if (n_heap < k or lab > heap[0]) and lab > 0:
+                heap_offer(heap, &n_heap, k, lab)
+        for j in range(n_heap):
+            ws.ideal[j].score = heap[j]
+            ws.ideal[j].label = heap[j]
+            ws.ideal[j].key = j
+        sort_items(ws.ideal, n_heap, 0)
+    q.n_ideal = n_heap
     q.ideal_ready = True
     return 0
 
@@ -284,7 +542,7 @@ cdef inline Py_ssize_t find_group(const double* values, Py_ssize_t d, double s) 
     return base + (values[base] > s)
 
 
-cdef void count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, bint keyed,
+cdef bint count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, bint keyed,
                       Query* q, Workspace* ws) noexcept nogil:
     """One pass over the list: items above and tied with each group.
 
@@ -292,9 +550,10 @@ cdef void count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, 
     strictly above it); then above[g] = (items with c <= g) - tied[g]. Only the
     rare tied items take a branch. With ``keyed`` (stable and trec policies) a tied
     item also counts, for each tracked slot of its group, whether its key puts it
-    first, as a difference array in slot_pos.
+    first, as a difference array in slot_pos. Returns whether a score was NaN.
     """
     cdef Py_ssize_t i, g, a, b, m, d = q.d
+    cdef bint nan = False
     cdef int64_t key, below
     cdef double s
     cdef int64_t* hist = ws.hist
@@ -305,6 +564,10 @@ cdef void count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, 
     ws.values[d] = 0.0  # read, never counted: lets the tie test below run without a branch on g
     for i in range(n):
         s = scores[i]
+        if s != s:
+            # find_group tests the same condition first: the compiler merges the two,
+            # and the branch is never taken on NaN-free lists.
+            nan = True
         g = find_group(ws.values, d, s)
         # Four interleaved histograms: consecutive items rarely wait on each other's
         # increment of the same counter.
@@ -330,6 +593,28 @@ cdef void count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, 
     if keyed:
         for i in range(1, q.t):
             ws.slot_pos[i] += ws.slot_pos[i - 1]
+    return nan
+
+
+cdef void count_near(const double* scores, Py_ssize_t n, Query* q, Workspace* ws) noexcept nogil:
+    """count_ranks for the few items of the top-k path, without NaN or keys, and few groups.
+
+    The items above and tied with each group, counted by comparing every item with
+    every group: no branch, where count_ranks mispredicts on the tied items (every
+    tracked item is tied with its own group) and on its histogram's group count.
+    """
+    cdef Py_ssize_t g, i
+    cdef int64_t above, tied
+    cdef double v
+    for g in range(q.d):
+        v = ws.values[g]
+        above = 0
+        tied = 0
+        for i in range(n):
+            above += scores[i] > v
+            tied += scores[i] == v
+        ws.above[g] = above
+        ws.tied[g] = tied
 
 
 cdef Py_ssize_t build_groups(Workspace* ws, Py_ssize_t t) noexcept nogil:
@@ -362,6 +647,33 @@ cdef void place(Query* q, int ties, Workspace* ws) noexcept nogil:
 
 # ---------------------------------------------------------------- small helpers
 
+cdef enum:
+    N_LOG2 = 1024
+    N_GAIN = 64
+
+# LOG2_NEXT[i] = log2(i + 1) and GAIN[g] = 2^g - 1, filled once at import by the very
+# functions the kernels would call, so a lookup gives the same bits as the call: DCG
+# needs a discount per position, and graded labels are mostly small integers.
+cdef double LOG2_NEXT[N_LOG2]
+cdef double GAIN[N_GAIN]
+cdef Py_ssize_t _i
+for _i in range(N_LOG2):
+    LOG2_NEXT[_i] = log2(<double> (_i + 1))
+for _i in range(N_GAIN):
+    GAIN[_i] = exp2(<double> _i) - 1.0
+
+
+cdef inline double exponential_gain(double label) noexcept nogil:
+    """2^label - 1 (label >= 0)."""
+    cdef int g = <int> label if label < N_GAIN else N_GAIN
+    return GAIN[g] if g < N_GAIN and g == label else exp2(label) - 1.0
+
+
+cdef inline double log2_next(int64_t pos) noexcept nogil:
+    """log2(pos + 1): the DCG discount of position pos >= 1 is its inverse."""
+    return LOG2_NEXT[pos] if pos < N_LOG2 else log2(<double> (pos + 1))
+
+
 cdef inline double err_prob(double label, double max_grade) noexcept nogil:
     # (2^g - 1) / 2^g_max, written so that large grades do not overflow.
     return exp2(label - max_grade) - exp2(-max_grade)
@@ -371,7 +683,7 @@ cdef inline double item_value(int kind, double label, bint flag, const Params* p
     """What an item contributes before its position weight: DCG gain or RBP relevance."""
     if kind == RBP:
         return label / prm.max_grade if flag else (1.0 if label >= prm.level else 0.0)
-    return exp2(label) - 1.0 if flag else label
+    return exponential_gain(label) if flag else label
 
 
 cdef inline double weight_sum(int kind, int64_t first, int64_t last, double p) noexcept nogil:
@@ -382,7 +694,7 @@ cdef inline double weight_sum(int kind, int64_t first, int64_t last, double p) n
         # (1 - p) * sum of p^(pos - 1), in closed form.
         return pow(p, <double> (first - 1)) - pow(p, <double> last)
     for pos in range(first, last + 1):
-        acc += 1.0 / log2(<double> (pos + 1))
+        acc += 1.0 / log2_next(pos)
     return acc
 
 
@@ -621,7 +933,7 @@ cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) 
 
 cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, const Params* prm) noexcept nogil:
     cdef Py_ssize_t s, n
-    cdef double acc = 0.0
+    cdef double acc = 0.0, label, value = 0.0, last = -1.0
     if not q.ideal_ready:
         for s in range(q.t):
             ws.ideal[s].score = ws.items[s].label
@@ -632,7 +944,13 @@ cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, cons
         q.ideal_ready = True
     n = <Py_ssize_t> min(<int64_t> q.n_ideal, k)
     for s in range(n):
-        acc += item_value(DCG, ws.ideal[s].label, exponential, prm) / log2(<double> (s + 2))
+        # Sorted labels come in runs (the top-k path often holds k equal ones): one
+        # exp2 per run. Labels are >= 0, so the first never matches last.
+        label = ws.ideal[s].label
+        if label != last:
+            value = item_value(DCG, label, exponential, prm)
+            last = label
+        acc += value / log2_next(s + 1)
     return acc
 
 
@@ -688,7 +1006,7 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
                           const int64_t[::1] cutoffs, const uint8_t[::1] flags,
                           const double[::1] params, const Params* prm, const TopK* top,
                           Py_ssize_t q_start, Py_ssize_t q_stop,
-                          double[:, ::1] out, int64_t[::1] n_relevant) noexcept nogil:
+                          double[:, ::1] out, int64_t[::1] n_relevant, int64_t* n_nan) noexcept nogil:
     cdef Workspace ws
     cdef Query q
     cdef Py_ssize_t qi, j, n_metrics = kinds.shape[0]
@@ -696,6 +1014,7 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
     cdef const int64_t* keys
     cdef int label_order, status = 0
     cdef bint keyed = prm.ties == STABLE or prm.ties == TREC
+    cdef bint use_top
     label_order = 1 if prm.ties == OPTIMISTIC else (-1 if prm.ties == PESSIMISTIC else 0)
     memset(&ws, 0, sizeof(Workspace))
     for qi in range(q_start, q_stop):
@@ -706,10 +1025,17 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
         q.d = 0
         q.n_rel = 0
         q.ideal_ready = False
+        q.nan = False
         if q.n > 0:
             keys = &tie_key[score_start] if prm.ties == TREC else NULL
-            if top.k > 0 and q.n > top.k:
-                status = collect_top(&y_true[start], &y_score[score_start], keys, &q, prm, top, &ws)
+            use_top = top.k > 0 and q.n > top.k
+            if use_top:
+                status = 1
+                if q.n >= 2 * CHUNK * top.k:
+                    status = collect_top_blocks(&y_true[start], &y_score[score_start], keys, &q, prm,
+                                                top, &ws)
+                if status == 1:
+                    status = collect_top(&y_true[start], &y_score[score_start], keys, &q, prm, top, &ws)
             else:
                 status = collect(&y_true[start], &y_score[score_start], keys, &q, prm, &ws)
             if status != 0:
@@ -717,12 +1043,18 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
             if q.t > 0:
                 sort_items(ws.items, q.t, label_order)
                 q.d = build_groups(&ws, q.t)
-                if top.k > 0 and q.n > top.k:
+                if use_top and not q.nan and not keyed and q.d <= FEW_GROUPS:
+                    count_near(ws.near_scores, q.n_near, &q, &ws)
+                elif use_top:
                     count_ranks(ws.near_scores, ws.near_keys, q.n_near, keyed, &q, &ws)
                 else:
-                    count_ranks(&y_score[score_start], keys, q.n, keyed, &q, &ws)
+                    # Reads every score of the list: the NaN check comes for free.
+                    q.nan = count_ranks(&y_score[score_start], keys, q.n, keyed, &q, &ws)
                 if prm.ties != EXPECTED:
                     place(&q, prm.ties, &ws)
+            elif not use_top:
+                q.nan = any_nan(&y_score[score_start], q.n)
+        n_nan[0] += q.nan
         n_relevant[qi] = q.n_rel
         for j in range(n_metrics):
             out[qi, j] = metric_value(kinds[j], cutoffs[j], flags[j], params[j], &q, &ws, prm)
@@ -741,12 +1073,15 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
 
     ``top_k`` > 0 declares that every metric stops at a cutoff of at most ``top_k``
     (the top-k fast path); 0 that some metric reads the whole ranking. Inputs are
-    trusted: the Python layer has validated shapes, offsets, labels and metric specs.
-    Releases the GIL for the whole range.
+    trusted: the Python layer has validated shapes, offsets, labels and metric specs,
+    all but NaN scores, which the kernel meets anyway while it reads them: it ranks
+    them last (nan="last") and returns the number of queries holding one, for the
+    Python layer to raise on under nan="raise". Releases the GIL for the whole range.
     """
     cdef Params prm
     cdef TopK top
     cdef int status
+    cdef int64_t n_nan = 0
     prm.ties = ties
     prm.level = level
     prm.max_grade = max_grade
@@ -759,7 +1094,8 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
     with nogil:
         status = evaluate_queries(indptr, y_score, y_true, tie_key, shared_scores, kinds,
                                   cutoffs, flags, params, &prm, &top, q_start, q_stop, out,
-                                  n_relevant)
+                                  n_relevant, &n_nan)
     free(top.heap)
     if status != 0:
         raise MemoryError("rankwise: could not allocate the per-query workspace")
+    return n_nan
