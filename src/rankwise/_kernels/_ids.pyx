@@ -5,7 +5,7 @@ the integers (``_ids.pxd``), and a per-query hash set finds repeated documents.
 """
 import numpy as np
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
