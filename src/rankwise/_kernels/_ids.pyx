@@ -9,10 +9,11 @@ from libc.stdint cimport int8_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from ._ids cimport decimal_parts
+from ._ids cimport decimal_parts, id_slot, table_bits
 
-# Fibonacci hashing: the top bits of id * 2^64/phi spread consecutive ids.
-cdef uint64_t GOLDEN = (<uint64_t>0x9E3779B9 << 32) | <uint64_t>0x7F4A7C15
+# Slots per document of the repeated-document check: a quarter full at most, so most
+# inserts find their first slot free.
+cdef int SLOTS_PER_DOC = 4
 
 
 def run_starts(const int64_t[::1] ids):
@@ -42,7 +43,7 @@ def first_duplicate_grouped(const int64_t[::1] docs, const int64_t[::1] indptr, 
     cdef int64_t* slots
     for g in range(g_start, g_stop):
         longest = max(longest, indptr[g + 1] - indptr[g])
-    bits = table_bits(longest)
+    bits = table_bits(longest, SLOTS_PER_DOC)
     # A slot holds a row number; one below the group's first row is empty, so the table
     # is never cleared between groups.
     slots = <int64_t*>malloc((<size_t>1 << bits) * sizeof(int64_t))
@@ -51,10 +52,10 @@ def first_duplicate_grouped(const int64_t[::1] docs, const int64_t[::1] indptr, 
     with nogil:
         memset(slots, 0xFF, (<size_t>1 << bits) * sizeof(int64_t))
         for g in range(g_start, g_stop):
-            bits = table_bits(indptr[g + 1] - indptr[g])
+            bits = table_bits(indptr[g + 1] - indptr[g], SLOTS_PER_DOC)
             mask = (<uint64_t>1 << bits) - 1
             for i in range(indptr[g], indptr[g + 1]):
-                h = (<uint64_t>docs[i] * GOLDEN) >> (64 - bits)
+                h = id_slot(docs[i], bits)
                 row = slots[h]
                 while row >= indptr[g] and docs[row] != docs[i]:
                     h = (h + 1) & mask
@@ -67,14 +68,6 @@ def first_duplicate_grouped(const int64_t[::1] docs, const int64_t[::1] indptr, 
                 break
     free(slots)
     return first_a, first_b
-
-
-cdef int table_bits(Py_ssize_t n) noexcept nogil:
-    # A quarter full at most, so most inserts find their first slot free; 16 slots or more.
-    cdef int bits = 4
-    while (<int64_t>1 << bits) < 4 * n:
-        bits += 1
-    return bits
 
 
 def decimal_keys(const int64_t[::1] ids):

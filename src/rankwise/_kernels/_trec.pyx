@@ -16,7 +16,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-from ._ids cimport decimal_compare
+from ._ids cimport decimal_compare, id_slot, table_bits
 from ._sort cimport Item, sort_items
 
 
@@ -53,7 +53,9 @@ cdef double NONPOOL = -1.0
 cdef double UNJUDGED = -2.0
 # trec_eval's infAP smoothing constant.
 cdef double INFAP_EPSILON = 0.00001
-cdef uint64_t GOLDEN = (<uint64_t>0x9E3779B9 << 32) | <uint64_t>0x7F4A7C15
+# Hash slots per judgement: at most an eighth full, so most lookups of absent documents
+# (most of a run) stop at the first slot.
+cdef int SLOTS_PER_JUDGEMENT = 8
 
 
 cpdef enum TieKey:
@@ -66,7 +68,7 @@ cdef struct Judgements:
     # One query's judgements in an open-addressing hash table keyed by document.
     int32_t* slots             # 1 + index of the judgement, 0 = empty
     uint64_t mask
-    int shift
+    int bits
     const int64_t* keys
     const double* rels
 
@@ -85,31 +87,16 @@ cdef struct Order:
     const int64_t* tie_map
 
 
-cdef inline uint64_t slot_of(int64_t key, int shift) noexcept nogil:
-    # Fibonacci hashing: the top bits of key * 2^64/phi spread consecutive ids.
-    return (<uint64_t>key * GOLDEN) >> shift
-
-
-cdef int table_bits(Py_ssize_t n) noexcept nogil:
-    # At most an eighth full, so most lookups of absent documents (most of a run) stop
-    # at the first slot; at least 16 slots.
-    cdef int bits = 4
-    while (<int64_t>1 << bits) < 8 * n:
-        bits += 1
-    return bits
-
-
 cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rels, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t j
     cdef uint64_t h
-    cdef int bits = table_bits(n)
-    t.mask = (<uint64_t>1 << bits) - 1
-    t.shift = 64 - bits
+    t.bits = table_bits(n, SLOTS_PER_JUDGEMENT)
+    t.mask = (<uint64_t>1 << t.bits) - 1
     t.keys = keys
     t.rels = rels
     memset(t.slots, 0, (t.mask + 1) * sizeof(int32_t))
     for j in range(n):
-        h = slot_of(keys[j], t.shift)
+        h = id_slot(keys[j], t.bits)
         while t.slots[h] != 0:
             h = (h + 1) & t.mask
         t.slots[h] = <int32_t>(j + 1)
@@ -117,7 +104,7 @@ cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rel
 
 cdef inline double judgement(const Judgements* t, int64_t key) noexcept nogil:
     # The document's relevance: its label, UNJUDGED for a negative one, NONPOOL if absent.
-    cdef uint64_t h = slot_of(key, t.shift)
+    cdef uint64_t h = id_slot(key, t.bits)
     cdef int32_t j
     while t.slots[h] != 0:
         j = t.slots[h] - 1
@@ -290,7 +277,8 @@ def judge(const int64_t[::1] docs, const int64_t[::1] doc_map, const int64_t[::1
     cdef Py_ssize_t q, i, qq
     cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
     cdef Judgements table
-    table.slots = alloc_slots(qrels_query, qrels_indptr, q_start, q_stop)
+    cdef size_t slots = judgement_slots(qrels_query, qrels_indptr, q_start, q_stop)
+    table.slots = <int32_t*>malloc(slots * sizeof(int32_t))
     if table.slots == NULL:
         raise MemoryError()
     with nogil:
@@ -303,13 +291,14 @@ def judge(const int64_t[::1] docs, const int64_t[::1] doc_map, const int64_t[::1
     free(table.slots)
 
 
-cdef int32_t* alloc_slots(const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
-                          Py_ssize_t q_start, Py_ssize_t q_stop) noexcept:
+cdef size_t judgement_slots(const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
+                            Py_ssize_t q_start, Py_ssize_t q_stop) noexcept:
+    # Hash slots for the query among q_start:q_stop with the most judgements.
     cdef Py_ssize_t q, qq, most = 0
     for q in range(q_start, q_stop):
         qq = qrels_query[q]
         most = max(most, qrels_indptr[qq + 1] - qrels_indptr[qq])
-    return <int32_t*>malloc((<size_t>1 << table_bits(most)) * sizeof(int32_t))
+    return <size_t>1 << table_bits(most, SLOTS_PER_JUDGEMENT)
 
 
 cdef struct Workspace:
@@ -323,7 +312,7 @@ cdef struct Workspace:
     ScoreIndex index
 
 
-cdef int workspace_init(Workspace* w, Py_ssize_t longest, Py_ssize_t slots) noexcept nogil:
+cdef int workspace_init(Workspace* w, Py_ssize_t longest, size_t slots) noexcept nogil:
     w.slots = <int32_t*>malloc(slots * sizeof(int32_t))
     w.candidates = <int64_t*>malloc((longest + 1) * sizeof(int64_t))
     w.found = <Judged*>malloc((longest + 1) * sizeof(Judged))
@@ -360,7 +349,7 @@ cdef Py_ssize_t collect_judged(Workspace* w, const Judgements* t, const Order* o
     if doc_map == NULL:
         for i in range(start, stop):
             w.candidates[n_candidates] = i
-            n_candidates += t.slots[slot_of(o.docs[i], t.shift)] != 0
+            n_candidates += t.slots[id_slot(o.docs[i], t.bits)] != 0
     else:
         for i in range(start, stop):
             w.candidates[n_candidates] = i
@@ -425,7 +414,7 @@ def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t
     them. Query ``q`` writes ``n_entries[q]`` (rank, relevance) pairs in rank order
     from ``entry_start[q]``.
     """
-    cdef Py_ssize_t q, i, j, m, longest = 0, qq, most = 0
+    cdef Py_ssize_t q, i, j, m, longest = 0, qq
     cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
     cdef int64_t total
     cdef Order order
@@ -437,8 +426,7 @@ def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t
     order.tie_map = &tie_map[0] if tie_map.shape[0] > 0 else NULL
     for q in range(q_start, q_stop):
         longest = max(longest, run_stop[q] - run_start[q])
-        most = max(most, qrels_indptr[qrels_query[q] + 1] - qrels_indptr[qrels_query[q]])
-    if workspace_init(&w, longest, <Py_ssize_t>1 << table_bits(most)):
+    if workspace_init(&w, longest, judgement_slots(qrels_query, qrels_indptr, q_start, q_stop)):
         workspace_free(&w)
         raise MemoryError()
     table.slots = w.slots
