@@ -20,6 +20,7 @@ from functools import partial
 
 import numpy as np
 
+from ._kernels._text import first_duplicate
 from ._kernels._trec import (
     TieKey,
     TrecMeasure,
@@ -71,15 +72,13 @@ def _check_values(values: np.ndarray, what: str, ids) -> None:
                      f"it must be {kind}")
 
 
-def _check_unique_pairs(columns: TrecColumns, what: str) -> None:
-    key = columns.query_codes * max(len(columns.docs), 1) + columns.doc_codes
-    order = np.argsort(key, kind="stable")
-    repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
-    if repeated.size:
-        first, second = order[repeated[0]], order[repeated[0] + 1]
-        raise ValueError(f"{what} has document {columns.docs[int(columns.doc_codes[first])]!r} twice for "
-                         f"query {columns.queries[int(columns.query_codes[first])]!r} (rows {first + 1} and "
-                         f"{second + 1}); trec_eval rejects duplicates")
+def _check_unique_pairs(c: TrecColumns, what: str) -> None:
+    # The readers' check: a counting sort by query, no sort of (query, doc) pairs.
+    first, second = first_duplicate(c.query_codes, c.doc_codes, len(c.queries), len(c.docs))
+    if second >= 0:
+        raise ValueError(f"{what} has document {c.docs[int(c.doc_codes[first])]!r} twice for query "
+                         f"{c.queries[int(c.query_codes[first])]!r} (rows {first + 1} and {second + 1}); "
+                         "trec_eval rejects duplicates")
 
 
 def _from_dict(mapping, what: str) -> TrecColumns:
