@@ -41,6 +41,7 @@ def evaluate_range(
     q_stop: int,
     out: npt.NDArray[np.float64],
     n_relevant: npt.NDArray[np.int64],
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> int:
     """Returns the number of queries in the range holding a NaN score."""
     ...

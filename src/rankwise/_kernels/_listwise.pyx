@@ -25,6 +25,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
 from ._sort cimport Item, ranks_above, same_flag, same_rank, sort_items
+from ._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
 from ._typedefs cimport label_t, score_t
 
 
@@ -68,6 +69,7 @@ cdef struct Workspace:
     Py_ssize_t chunk_cap
     double* chunk_max       # top-k path: best score of each chunk, then of each block
     Py_ssize_t* chunk_ids   # top-k path: chunks whose best score reaches the bound
+    const uint8_t* stop     # the call's stop flag: loops over a list poll it (_stop.pxd)
 
 
 cdef struct Query:
@@ -212,20 +214,26 @@ cdef inline void heap_offer(double* heap, Py_ssize_t* size, Py_ssize_t k, double
 cdef int collect(const label_t* labels, const score_t* scores, const int64_t* keys,
                  Query* q, const Params* prm, Workspace* ws) noexcept nogil:
     """Gather tracked items (label > 0) and count the relevant ones."""
-    cdef Py_ssize_t i, t = 0
+    cdef Py_ssize_t i, t = 0, block
     cdef int64_t n_rel = 0
     cdef double lab
-    for i in range(q.n):
-        lab = labels[i]
-        if lab > 0:
-            if t == ws.cap and reserve(ws, t + 1) != 0:
-                return -1
-            ws.items[t].score = scores[i]
-            ws.items[t].label = lab
-            ws.items[t].key = keys[i] if keys != NULL else i
-            if lab >= prm.level:
-                n_rel += 1
-            t += 1
+    # In blocks, the stop flag checked between them: the loop over the list stays as it was.
+    block = 0
+    while block < q.n:
+        if stopped(ws.stop):
+            return 0
+        for i in range(block, min(block + POLL, q.n)):
+            lab = labels[i]
+            if lab > 0:
+                if t == ws.cap and reserve(ws, t + 1) != 0:
+                    return -1
+                ws.items[t].score = scores[i]
+                ws.items[t].label = lab
+                ws.items[t].key = keys[i] if keys != NULL else i
+                if lab >= prm.level:
+                    n_rel += 1
+                t += 1
+        block += POLL
     q.t = t
     q.n_rel = n_rel
     return 0
@@ -243,7 +251,7 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
     to the next free slot and the slot kept only if it qualifies, so dense labels cost
     no mispredicted branches. The k largest labels of all items go to the ideal ranking.
     """
-    cdef Py_ssize_t i, t = 0, m = 0, kept, n_scores = 0, n_labels = 0
+    cdef Py_ssize_t i, t = 0, m = 0, kept, n_scores = 0, n_labels = 0, block
     cdef int64_t n_rel = 0, key
     cdef double lab, score, threshold
     cdef bint near, nan = False
@@ -251,28 +259,33 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
     cdef double* best_labels = top.heap + top.k
     if (ws.cap == 0 and reserve(ws, 1) != 0) or (ws.near_cap == 0 and reserve_near(ws, 1) != 0):
         return -1
-    for i in range(q.n):
-        lab = labels[i]
-        score = scores[i]
-        key = keys[i] if keys != NULL else i
-        n_rel += lab >= prm.level
-        nan |= score != score
-        # Both branches are rarely taken once a heap holds k values.
-        if (n_labels < top.k or lab > best_labels[0]) and lab > 0:
-            heap_offer(best_labels, &n_labels, top.k, lab)
-        if n_scores < top.k or ranks_above(score, best_scores[0]):
-            heap_offer(best_scores, &n_scores, top.k, score)
-        # Until the heap holds k scores it is not ordered, and every item may be near.
-        near = n_scores < top.k or not ranks_above(best_scores[0], score)
-        ws.near_scores[m] = score
-        ws.near_keys[m] = key
-        m += near
-        ws.items[t].score = score
-        ws.items[t].label = lab
-        ws.items[t].key = key
-        t += (lab > 0) & near
-        if (t == ws.cap and reserve(ws, t + 1) != 0) or (m == ws.near_cap and reserve_near(ws, m + 1) != 0):
-            return -1
+    block = 0
+    while block < q.n:
+        if stopped(ws.stop):
+            return 0
+        for i in range(block, min(block + POLL, q.n)):
+            lab = labels[i]
+            score = scores[i]
+            key = keys[i] if keys != NULL else i
+            n_rel += lab >= prm.level
+            nan |= score != score
+            # Both branches are rarely taken once a heap holds k values.
+            if (n_labels < top.k or lab > best_labels[0]) and lab > 0:
+                heap_offer(best_labels, &n_labels, top.k, lab)
+            if n_scores < top.k or ranks_above(score, best_scores[0]):
+                heap_offer(best_scores, &n_scores, top.k, score)
+            # Until the heap holds k scores it is not ordered, and every item may be near.
+            near = n_scores < top.k or not ranks_above(best_scores[0], score)
+            ws.near_scores[m] = score
+            ws.near_keys[m] = key
+            m += near
+            ws.items[t].score = score
+            ws.items[t].label = lab
+            ws.items[t].key = key
+            t += (lab > 0) & near
+            if (t == ws.cap and reserve(ws, t + 1) != 0) or (m == ws.near_cap and reserve_near(ws, m + 1) != 0):
+                return -1
+        block += POLL
     threshold = best_scores[0]
     kept = 0
     for i in range(m):
@@ -295,7 +308,7 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
         ws.ideal[i].score = best_labels[i]
         ws.ideal[i].label = best_labels[i]
         ws.ideal[i].key = i
-    sort_items(ws.ideal, n_labels, 0)
+    sort_items(ws.ideal, n_labels, 0, ws.stop)
     q.n_ideal = n_labels
     q.ideal_ready = True
     return 0
@@ -507,6 +520,8 @@ cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const 
         n_heap = k
     elif best > 0:
         for i in range(n):
+            if (i & POLL_MASK) == 0 and stopped(ws.stop):
+                return 0
             lab = labels[i]
             if (n_heap < k or lab > heap[0]) and lab > 0:
                 heap_offer(heap, &n_heap, k, lab)
@@ -514,7 +529,7 @@ cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const 
             ws.ideal[j].score = heap[j]
             ws.ideal[j].label = heap[j]
             ws.ideal[j].key = j
-        sort_items(ws.ideal, n_heap, 0)
+        sort_items(ws.ideal, n_heap, 0, ws.stop)
     q.n_ideal = n_heap
     q.ideal_ready = True
     return 0
@@ -542,6 +557,36 @@ cdef inline Py_ssize_t find_group(const double* values, Py_ssize_t d, double s) 
     return base + (values[base] > s)
 
 
+cdef inline void count_item(const score_t* scores, const int64_t* keys, Py_ssize_t i, bint keyed, Py_ssize_t d,
+                            int64_t* hist, bint* nan, Workspace* ws) noexcept nogil:
+    """count_ranks' work for item i."""
+    cdef Py_ssize_t g, a, b, m
+    cdef int64_t key
+    cdef double s = scores[i]
+    if s != s:
+        # find_group tests the same condition first: the compiler merges the two,
+        # and the branch is never taken on NaN-free lists.
+        nan[0] = True
+    g = find_group(ws.values, d, s)
+    # Four interleaved histograms: consecutive items rarely wait on each other's
+    # increment of the same counter.
+    hist[(i & 3) * (d + 1) + g] += 1
+    if (g < d) & same_flag(ws.values[g], s):
+        ws.tied[g] += 1
+        if keyed:
+            key = keys[i] if keys != NULL else i
+            a = ws.group_start[g]
+            b = ws.group_start[g + 1]
+            while a < b:
+                m = (a + b) >> 1
+                if ws.items[m].key <= key:
+                    a = m + 1
+                else:
+                    b = m
+            ws.slot_pos[a] += 1
+            ws.slot_pos[ws.group_start[g + 1]] -= 1
+
+
 cdef bint count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, bint keyed,
                       Query* q, Workspace* ws) noexcept nogil:
     """One pass over the list: items above and tied with each group.
@@ -552,40 +597,26 @@ cdef bint count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, 
     item also counts, for each tracked slot of its group, whether its key puts it
     first, as a difference array in slot_pos. Returns whether a score was NaN.
     """
-    cdef Py_ssize_t i, g, a, b, m, d = q.d
+    cdef Py_ssize_t i, g, d = q.d, block
     cdef bint nan = False
-    cdef int64_t key, below
-    cdef double s
+    cdef int64_t below
     cdef int64_t* hist = ws.hist
     memset(hist, 0, 4 * (d + 1) * sizeof(int64_t))
     memset(ws.tied, 0, (d + 1) * sizeof(int64_t))
     if keyed:
         memset(ws.slot_pos, 0, (q.t + 1) * sizeof(int64_t))
     ws.values[d] = 0.0  # read, never counted: lets the tie test below run without a branch on g
-    for i in range(n):
-        s = scores[i]
-        if s != s:
-            # find_group tests the same condition first: the compiler merges the two,
-            # and the branch is never taken on NaN-free lists.
-            nan = True
-        g = find_group(ws.values, d, s)
-        # Four interleaved histograms: consecutive items rarely wait on each other's
-        # increment of the same counter.
-        hist[(i & 3) * (d + 1) + g] += 1
-        if (g < d) & same_flag(ws.values[g], s):
-            ws.tied[g] += 1
-            if keyed:
-                key = keys[i] if keys != NULL else i
-                a = ws.group_start[g]
-                b = ws.group_start[g + 1]
-                while a < b:
-                    m = (a + b) >> 1
-                    if ws.items[m].key <= key:
-                        a = m + 1
-                    else:
-                        b = m
-                ws.slot_pos[a] += 1
-                ws.slot_pos[ws.group_start[g + 1]] -= 1
+    if n <= LONG_LOOP:
+        for i in range(n):
+            count_item(scores, keys, i, keyed, d, hist, &nan, ws)
+    else:
+        block = 0
+        while block < n:
+            if stopped(ws.stop):
+                return nan
+            for i in range(block, min(block + POLL, n)):
+                count_item(scores, keys, i, keyed, d, hist, &nan, ws)
+            block += POLL
     below = 0
     for g in range(d):
         below += hist[g] + hist[d + 1 + g] + hist[2 * (d + 1) + g] + hist[3 * (d + 1) + g]
@@ -686,7 +717,8 @@ cdef inline double item_value(int kind, double label, bint flag, const Params* p
     return exponential_gain(label) if flag else label
 
 
-cdef inline double weight_sum(int kind, int64_t first, int64_t last, double p) noexcept nogil:
+cdef inline double weight_sum(int kind, int64_t first, int64_t last, double p,
+                              const uint8_t* stop) noexcept nogil:
     """Sum of the position weights for positions first..last (DCG or RBP)."""
     cdef double acc = 0.0
     cdef int64_t pos
@@ -694,6 +726,8 @@ cdef inline double weight_sum(int kind, int64_t first, int64_t last, double p) n
         # (1 - p) * sum of p^(pos - 1), in closed form.
         return pow(p, <double> (first - 1)) - pow(p, <double> last)
     for pos in range(first, last + 1):
+        if (pos & POLL_MASK) == 0 and stopped(stop):
+            break
         acc += 1.0 / log2_next(pos)
     return acc
 
@@ -722,7 +756,7 @@ cdef double det_ap(const Query* q, const Workspace* ws, int64_t k, double level)
     cdef double acc = 0.0
     cdef int64_t hits = 0
     for s in range(q.t):
-        if ws.slot_pos[s] > k:
+        if ws.slot_pos[s] > k or ((s & POLL_MASK) == 0 and stopped(ws.stop)):
             break
         if ws.items[s].label >= level:
             hits += 1
@@ -749,9 +783,9 @@ cdef double det_weighted(int kind, const Query* q, const Workspace* ws, int64_t 
     cdef double acc = 0.0
     for s in range(q.t):
         pos = ws.slot_pos[s]
-        if pos > k:
+        if pos > k or ((s & POLL_MASK) == 0 and stopped(ws.stop)):
             break
-        acc += item_value(kind, ws.items[s].label, flag, prm) * weight_sum(kind, pos, pos, p)
+        acc += item_value(kind, ws.items[s].label, flag, prm) * weight_sum(kind, pos, pos, p, ws.stop)
     return acc
 
 
@@ -759,7 +793,7 @@ cdef double det_err(const Query* q, const Workspace* ws, int64_t k, double max_g
     cdef Py_ssize_t s
     cdef double acc = 0.0, survive = 1.0, r
     for s in range(q.t):
-        if ws.slot_pos[s] > k:
+        if ws.slot_pos[s] > k or ((s & POLL_MASK) == 0 and stopped(ws.stop)):
             break
         r = err_prob(ws.items[s].label, max_grade)
         acc += survive * r / ws.slot_pos[s]
@@ -784,7 +818,7 @@ cdef double exp_rr(const Query* q, const Workspace* ws, int64_t k, double level)
         # P(first relevant item of the group at offset m) = C(c-m, r-1) / C(c, r).
         prob = <double> r / c
         for m in range(1, c - r + 2):
-            if above + m > k:
+            if above + m > k or ((m & POLL_MASK) == 0 and stopped(ws.stop)):
                 break
             acc += prob / (above + m)
             if m <= c - r:
@@ -810,6 +844,8 @@ cdef double exp_hits(const Query* q, const Workspace* ws, int64_t k, double leve
         for i in range(s):
             if c - r - i <= 0:
                 return 1.0
+            if (i & POLL_MASK) == 0 and stopped(ws.stop):
+                break
             miss *= <double> (c - r - i) / (c - i)
         return 1.0 - miss
     return 0.0
@@ -835,6 +871,8 @@ cdef double exp_ap(const Query* q, const Workspace* ws, int64_t k, double level)
         # Position pos is relevant w.p. r/c; given that, the expected number of
         # relevant items at or above it is before + 1 + (pos - above - 1) * slope.
         for pos in range(above + 1, last + 1):
+            if (pos & POLL_MASK) == 0 and stopped(ws.stop):
+                break
             acc += frac * (before + 1 + (pos - above - 1) * slope) / pos
         before += r
     return acc / q.n_rel
@@ -868,7 +906,7 @@ cdef double exp_weighted(int kind, const Query* q, const Workspace* ws, int64_t 
         total = 0.0
         for s in range(ws.group_start[g], ws.group_start[g + 1]):
             total += item_value(kind, ws.items[s].label, flag, prm)
-        acc += total / c * weight_sum(kind, above + 1, min(above + c, k), p)
+        acc += total / c * weight_sum(kind, above + 1, min(above + c, k), p, ws.stop)
     return acc
 
 
@@ -917,11 +955,15 @@ cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) 
         for j in range(1, y + 1):
             esm[j] = 0.0
         for i in range(1, y + 1):
+            if (i & 63) == 0 and stopped_timed(ws.stop):  # i terms each: quadratic in the group's items
+                return acc
             x = 1.0 - err_prob(ws.items[first + i - 1].label, max_grade)
             for j in range(i, 0, -1):
                 esm[j] = ((i - j) * esm[j] + j * x * esm[j - 1]) / i
         prev = 1.0
         for m in range(1, min(c, k - above) + 1):
+            if (m & 63) == 0 and stopped_timed(ws.stop):  # up to y terms each
+                return acc
             cur = subset_survival(esm, c, y, m)
             acc += survive * (prev - cur) / (above + m)
             prev = cur
@@ -939,11 +981,13 @@ cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, cons
             ws.ideal[s].score = ws.items[s].label
             ws.ideal[s].label = ws.items[s].label
             ws.ideal[s].key = s
-        sort_items(ws.ideal, q.t, 0)
+        sort_items(ws.ideal, q.t, 0, ws.stop)
         q.n_ideal = q.t
         q.ideal_ready = True
     n = <Py_ssize_t> min(<int64_t> q.n_ideal, k)
     for s in range(n):
+        if (s & POLL_MASK) == 0 and stopped(ws.stop):
+            break
         # Sorted labels come in runs (the top-k path often holds k equal ones): one
         # exp2 per run. Labels are >= 0, so the first never matches last.
         label = ws.ideal[s].label
@@ -1006,7 +1050,8 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
                           const int64_t[::1] cutoffs, const uint8_t[::1] flags,
                           const double[::1] params, const Params* prm, const TopK* top,
                           Py_ssize_t q_start, Py_ssize_t q_stop,
-                          double[:, ::1] out, int64_t[::1] n_relevant, int64_t* n_nan) noexcept nogil:
+                          double[:, ::1] out, int64_t[::1] n_relevant, int64_t* n_nan,
+                          const uint8_t* stop) noexcept nogil:
     cdef Workspace ws
     cdef Query q
     cdef Py_ssize_t qi, j, n_metrics = kinds.shape[0]
@@ -1017,7 +1062,10 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
     cdef bint use_top
     label_order = 1 if prm.ties == OPTIMISTIC else (-1 if prm.ties == PESSIMISTIC else 0)
     memset(&ws, 0, sizeof(Workspace))
+    ws.stop = stop
     for qi in range(q_start, q_stop):
+        if stopped(stop):
+            break
         start = indptr[qi]
         score_start = 0 if shared_scores else start
         q.n = indptr[qi + 1] - start
@@ -1038,10 +1086,10 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
                     status = collect_top(&y_true[start], &y_score[score_start], keys, &q, prm, top, &ws)
             else:
                 status = collect(&y_true[start], &y_score[score_start], keys, &q, prm, &ws)
-            if status != 0:
+            if status != 0 or was_stopped(stop):
                 break
             if q.t > 0:
-                sort_items(ws.items, q.t, label_order)
+                sort_items(ws.items, q.t, label_order, stop)
                 q.d = build_groups(&ws, q.t)
                 if use_top and not q.nan and not keyed and q.d <= FEW_GROUPS:
                     count_near(ws.near_scores, q.n_near, &q, &ws)
@@ -1054,6 +1102,8 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
                     place(&q, prm.ties, &ws)
             elif not use_top:
                 q.nan = any_nan(&y_score[score_start], q.n)
+        if was_stopped(stop):  # the query's ranking may be incomplete
+            break
         n_nan[0] += q.nan
         n_relevant[qi] = q.n_rel
         for j in range(n_metrics):
@@ -1068,7 +1118,7 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
                    const int64_t[::1] cutoffs, const uint8_t[::1] flags,
                    const double[::1] params, int ties, double level, double max_grade,
                    Py_ssize_t top_k, Py_ssize_t q_start, Py_ssize_t q_stop,
-                   double[:, ::1] out, int64_t[::1] n_relevant):
+                   double[:, ::1] out, int64_t[::1] n_relevant, const uint8_t[::1] stop=None):
     """Fill rows q_start..q_stop of ``out`` (one column per metric) and ``n_relevant``.
 
     ``top_k`` > 0 declares that every metric stops at a cutoff of at most ``top_k``
@@ -1077,11 +1127,14 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
     all but NaN scores, which the kernel meets anyway while it reads them: it ranks
     them last (nan="last") and returns the number of queries holding one, for the
     Python layer to raise on under nan="raise". Releases the GIL for the whole range.
+    Once ``stop`` (the call's stop flag, ``_stop.pxd``) is set, it returns early and leaves
+    the rows incomplete.
     """
     cdef Params prm
     cdef TopK top
     cdef int status
     cdef int64_t n_nan = 0
+    cdef const uint8_t* flag = flag_of(stop)
     prm.ties = ties
     prm.level = level
     prm.max_grade = max_grade
@@ -1094,7 +1147,7 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
     with nogil:
         status = evaluate_queries(indptr, y_score, y_true, tie_key, shared_scores, kinds,
                                   cutoffs, flags, params, &prm, &top, q_start, q_stop, out,
-                                  n_relevant, &n_nan)
+                                  n_relevant, &n_nan, flag)
     free(top.heap)
     if status != 0:
         raise MemoryError("rankwise: could not allocate the per-query workspace")

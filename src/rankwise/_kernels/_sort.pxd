@@ -1,4 +1,4 @@
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint8_t
 
 
 cdef struct Item:
@@ -21,4 +21,5 @@ cdef inline bint same_rank(double a, double b) noexcept nogil:
     return a == b or (a != a and b != b)
 
 
-cdef void sort_items(Item* items, Py_ssize_t n, int label_order) noexcept nogil
+# Returns early, the items permuted but not sorted, once ``stop`` (``_stop.pxd``) is set.
+cdef void sort_items(Item* items, Py_ssize_t n, int label_order, const uint8_t* stop) noexcept nogil

@@ -5,8 +5,10 @@ gives one deterministic result.
 """
 import numpy as np
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
+
+from ._stop cimport NEVER_STOPPED, POLL, POLL_MASK, stopped
 
 cdef enum:
     SMALL = 16
@@ -59,21 +61,27 @@ cdef void sift_down(Item* a, Py_ssize_t root, Py_ssize_t end, int label_order) n
         root = child
 
 
-cdef void heapsort(Item* a, Py_ssize_t n, int label_order) noexcept nogil:
+cdef void heapsort(Item* a, Py_ssize_t n, int label_order, const uint8_t* stop) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n // 2 - 1, -1, -1):
+        if (i & POLL_MASK) == 0 and stopped(stop):
+            return
         sift_down(a, i, n, label_order)
     for i in range(n - 1, 0, -1):
+        if (i & POLL_MASK) == 0 and stopped(stop):
+            return
         swap(a, 0, i)
         sift_down(a, 0, i, label_order)
 
 
-cdef void introsort(Item* a, Py_ssize_t n, int label_order, int depth) noexcept nogil:
-    cdef Py_ssize_t i, j, mid
+cdef void introsort(Item* a, Py_ssize_t n, int label_order, int depth, const uint8_t* stop) noexcept nogil:
+    cdef Py_ssize_t i, j, mid, swaps = 0
     cdef Item pivot
     while n > SMALL:
+        if n >= POLL and stopped(stop):
+            return
         if depth == 0:
-            heapsort(a, n, label_order)
+            heapsort(a, n, label_order, stop)
             return
         depth -= 1
         # Median of three leaves a[0] <= pivot <= a[n-1], which bound both scans.
@@ -98,25 +106,28 @@ cdef void introsort(Item* a, Py_ssize_t n, int label_order, int depth) noexcept 
             if i >= j:
                 break
             swap(a, i, j)
+            swaps += 1
+            if (swaps & POLL_MASK) == 0 and stopped(stop):
+                return
         swap(a, i, n - 2)
         # Recurse into the smaller side so the stack stays O(log n).
         if i < n - i - 1:
-            introsort(a, i, label_order, depth)
+            introsort(a, i, label_order, depth, stop)
             a = a + i + 1
             n = n - i - 1
         else:
-            introsort(a + i + 1, n - i - 1, label_order, depth)
+            introsort(a + i + 1, n - i - 1, label_order, depth, stop)
             n = i
     insertion_sort(a, n, label_order)
 
 
-cdef void sort_items(Item* items, Py_ssize_t n, int label_order) noexcept nogil:
+cdef void sort_items(Item* items, Py_ssize_t n, int label_order, const uint8_t* stop) noexcept nogil:
     cdef int depth = 0
     cdef Py_ssize_t m = n
     while m > 1:
         depth += 2
         m >>= 1
-    introsort(items, n, label_order, depth)
+    introsort(items, n, label_order, depth, stop)
 
 
 def _py_sort_items(const double[::1] scores, const double[::1] labels,
@@ -134,7 +145,7 @@ def _py_sort_items(const double[::1] scores, const double[::1] labels,
             items[i].label = labels[i]
             items[i].key = keys[i]
         with nogil:
-            sort_items(items, n, label_order)
+            sort_items(items, n, label_order, NEVER_STOPPED)
         for i in range(n):
             out_view[i] = items[i].key
     finally:

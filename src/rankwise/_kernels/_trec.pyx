@@ -18,6 +18,7 @@ from libc.string cimport memcpy, memset
 
 from ._ids cimport decimal_compare, id_slot, table_bits
 from ._sort cimport Item, sort_items
+from ._stop cimport NEVER_STOPPED
 
 
 cpdef enum TrecMeasure:
@@ -470,7 +471,7 @@ def rank_relevance(const double[::1] scores, const int64_t[::1] keys, const doub
                 items[i].score = scores[begin + i]
                 items[i].label = rels[begin + i]
                 items[i].key = keys[begin + i]
-            sort_items(items, n, 0)
+            sort_items(items, n, 0, NEVER_STOPPED)
             for i in range(n):
                 ranked[begin + i] = items[i].label
                 ranked_scores[begin + i] = items[i].score
@@ -514,7 +515,7 @@ cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep
             items[kept].label = 0.0
             items[kept].key = kept
             kept += 1
-    sort_items(items, kept, 0)
+    sort_items(items, kept, 0, NEVER_STOPPED)
     kept = min(kept, keep)
     for i in range(kept):
         best[i] = items[i].score
