@@ -8,6 +8,7 @@ def count_dense(
     q_start: int,
     q_stop: int,
     counts: npt.NDArray[np.int64],
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def count_ragged(
     values: npt.NDArray[np.float32] | npt.NDArray[np.float64],
@@ -17,4 +18,5 @@ def count_ragged(
     q_start: int,
     q_stop: int,
     counts: npt.NDArray[np.int64],
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
