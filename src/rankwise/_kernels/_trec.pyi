@@ -48,6 +48,7 @@ def judge(
     q_start: int,
     q_stop: int,
     rels: npt.NDArray[np.float64],
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def rank_judged(
     scores: npt.NDArray[np.float64],
@@ -68,6 +69,7 @@ def rank_judged(
     entry_rank: npt.NDArray[np.int64],
     entry_rel: npt.NDArray[np.float64],
     n_entries: npt.NDArray[np.int64],
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def rank_relevance(
     scores: npt.NDArray[np.float64],
@@ -78,6 +80,7 @@ def rank_relevance(
     q_stop: int,
     ranked: npt.NDArray[np.float64],
     ranked_scores: npt.NDArray[np.float64],
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def judgement_counts(
     indptr: npt.NDArray[np.int64],
@@ -87,6 +90,7 @@ def judgement_counts(
     g_stop: int,
     num_rel: npt.NDArray[np.float64],
     num_nonrel: npt.NDArray[np.float64],
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def ideal_dcg(
     indptr: npt.NDArray[np.int64],
@@ -95,6 +99,7 @@ def ideal_dcg(
     g_start: int,
     g_stop: int,
     out: npt.NDArray[np.float64],
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def trec_measures(
     entry_rel: npt.NDArray[np.float64],
@@ -115,4 +120,5 @@ def trec_measures(
     q_start: int,
     q_stop: int,
     out: npt.NDArray[np.float64],
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...

@@ -12,13 +12,13 @@ judged documents (relevant so far, average-precision terms, DCG) are built once 
 query, so every cutoff of every measure is a lookup.
 """
 from libc.math cimport INFINITY, ceil, log2, lround
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from ._ids cimport decimal_compare, id_slot, table_bits
 from ._sort cimport Item, sort_items
-from ._stop cimport NEVER_STOPPED
+from ._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
 
 
 cpdef enum TrecMeasure:
@@ -86,9 +86,11 @@ cdef struct Order:
     int label_order            # +1 higher labels first, -1 lower first, 0 labels ignored
     const int64_t* docs
     const int64_t* tie_map
+    const uint8_t* stop        # the call's stop flag (_stop.pxd)
 
 
-cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rels, Py_ssize_t n) noexcept nogil:
+cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rels, Py_ssize_t n,
+                           const uint8_t* stop) noexcept nogil:
     cdef Py_ssize_t j
     cdef uint64_t h
     t.bits = table_bits(n, SLOTS_PER_JUDGEMENT)
@@ -97,6 +99,8 @@ cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rel
     t.rels = rels
     memset(t.slots, 0, (t.mask + 1) * sizeof(int32_t))
     for j in range(n):
+        if (j & POLL_MASK) == 0 and stopped(stop):
+            return
         h = id_slot(keys[j], t.bits)
         while t.slots[h] != 0:
             h = (h + 1) & t.mask
@@ -160,6 +164,8 @@ cdef inline bint precedes(const Order* o, const Judged* e, double score, int64_t
 cdef void merge_sort(const Order* o, Judged* a, Judged* tmp, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i, j, k, mid
     cdef Judged v
+    if n >= POLL and stopped(o.stop):
+        return
     if n <= 16:
         for i in range(1, n):
             v = a[i]
@@ -252,31 +258,40 @@ cdef void index_build(ScoreIndex* x, const Order* o, const Judged* found, Py_ssi
 
 
 cdef Py_ssize_t preceding_slow(const ScoreIndex* x, const Order* o, Py_ssize_t j, double score,
-                               Py_ssize_t i, double label) noexcept nogil:
+                               Py_ssize_t i, double label, Py_ssize_t* walked) noexcept nogil:
     # The rare rows that share their bucket with more than one higher judged score, or
     # tie with a judged one: walk on, and let the tie rule decide among equal scores.
+    cdef Py_ssize_t first = j
     while x.scores[j] > score:
         j += 1
     while j < x.m and x.scores[j] == score and tie_first(o, x.judged[j].rel, x.judged[j].key, label,
                                                          tie_key(o, i)):
         j += 1
+    # Rows tied with very many judged documents walk past each (rows times judged): the
+    # stop flag, and the time, are checked by the steps walked.
+    walked[0] += j - first
+    if walked[0] >= POLL:
+        walked[0] = 0
+        stopped_timed(o.stop)
     return j
 
 
 def judge(const int64_t[::1] docs, const int64_t[::1] doc_map, const int64_t[::1] run_start,
           const int64_t[::1] run_stop, const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
           const int64_t[::1] qrels_keys, const double[::1] qrels_rel, Py_ssize_t q_start, Py_ssize_t q_stop,
-          double[::1] rels):
+          double[::1] rels, const uint8_t[::1] stop=None):
     """Relevance of each retrieved document of queries ``q_start:q_stop`` from the qrels.
 
     Query ``q`` is run rows ``run_start[q]:run_stop[q]``, judged by qrels query
     ``qrels_query[q]``, whose judgements are ``qrels_indptr[...]`` rows of
     ``qrels_keys`` / ``qrels_rel``. A row's key is ``docs[i]``, or ``doc_map[docs[i]]``
     when ``doc_map`` is given (-1: absent from the qrels). Writes NONPOOL for documents
-    absent from the query's judgements and UNJUDGED for negative labels.
+    absent from the query's judgements and UNJUDGED for negative labels. Returns early
+    once ``stop`` (the call's stop flag, ``_stop.pxd``) is set.
     """
-    cdef Py_ssize_t q, i, qq
+    cdef Py_ssize_t q, i, qq, block
     cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
+    cdef const uint8_t* flag = flag_of(stop)
     cdef Judgements table
     cdef size_t slots = judgement_slots(qrels_query, qrels_indptr, q_start, q_stop)
     table.slots = <int32_t*>malloc(slots * sizeof(int32_t))
@@ -284,11 +299,18 @@ def judge(const int64_t[::1] docs, const int64_t[::1] doc_map, const int64_t[::1
         raise MemoryError()
     with nogil:
         for q in range(q_start, q_stop):
+            if stopped(flag):
+                break
             qq = qrels_query[q]
             judgements_build(&table, &qrels_keys[0] + qrels_indptr[qq], &qrels_rel[0] + qrels_indptr[qq],
-                             qrels_indptr[qq + 1] - qrels_indptr[qq])
-            for i in range(run_start[q], run_stop[q]):
-                rels[i] = row_judgement(&table, &docs[0], mapping, i)
+                             qrels_indptr[qq + 1] - qrels_indptr[qq], flag)
+            block = run_start[q]
+            while block < run_stop[q]:
+                if stopped(flag):
+                    break
+                for i in range(block, min(block + POLL, run_stop[q])):
+                    rels[i] = row_judgement(&table, &docs[0], mapping, i)
+                block += POLL
     free(table.slots)
 
 
@@ -311,9 +333,11 @@ cdef struct Workspace:
     double* labels             # every row's relevance value (label-first policies)
     int64_t* hist              # 4 x (m + 1) counters
     ScoreIndex index
+    Py_ssize_t walked          # steps of preceding_slow since it last checked the stop flag
 
 
 cdef int workspace_init(Workspace* w, Py_ssize_t longest, size_t slots) noexcept nogil:
+    w.walked = 0
     w.slots = <int32_t*>malloc(slots * sizeof(int32_t))
     w.candidates = <int64_t*>malloc((longest + 1) * sizeof(int64_t))
     w.found = <Judged*>malloc((longest + 1) * sizeof(Judged))
@@ -345,20 +369,27 @@ cdef Py_ssize_t collect_judged(Workspace* w, const Judgements* t, const Order* o
                                const int64_t* doc_map, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
     # Most rows are not judged and find their first hash slot empty: that test is
     # recorded without a branch, and only the rows that meet a taken slot are looked up.
-    cdef Py_ssize_t i, c, n_candidates = 0, m = 0
+    cdef Py_ssize_t i, c, n_candidates = 0, m = 0, block
     cdef double rel
-    if doc_map == NULL:
-        for i in range(start, stop):
-            w.candidates[n_candidates] = i
-            n_candidates += t.slots[id_slot(o.docs[i], t.bits)] != 0
-    else:
-        for i in range(start, stop):
-            w.candidates[n_candidates] = i
-            n_candidates += doc_map[o.docs[i]] >= 0
+    block = start
+    while block < stop:
+        if stopped(o.stop):
+            return 0
+        if doc_map == NULL:
+            for i in range(block, min(block + POLL, stop)):
+                w.candidates[n_candidates] = i
+                n_candidates += t.slots[id_slot(o.docs[i], t.bits)] != 0
+        else:
+            for i in range(block, min(block + POLL, stop)):
+                w.candidates[n_candidates] = i
+                n_candidates += doc_map[o.docs[i]] >= 0
+        block += POLL
     if o.label_order != 0:
         for i in range(stop - start):
             w.labels[i] = NONPOOL
     for c in range(n_candidates):
+        if (c & POLL_MASK) == 0 and stopped(o.stop):
+            return 0
         i = w.candidates[c]
         rel = row_judgement(t, o.docs, doc_map, i)
         if rel != NONPOOL:
@@ -370,13 +401,29 @@ cdef Py_ssize_t collect_judged(Workspace* w, const Judgements* t, const Order* o
     return m
 
 
+cdef inline bint rank_row(Workspace* w, const Order* o, const ScoreIndex* x, const double* row_scores,
+                          const int32_t* higher, Py_ssize_t start, Py_ssize_t r, Py_ssize_t m) noexcept nogil:
+    """rank_rows' work for row r; False if the stop flag ended it."""
+    # Judged documents of lower buckets score strictly lower, and scores[m] is -inf,
+    # so no bounds are needed. A row usually meets at most one judged score in its
+    # bucket, counted without a branch.
+    cdef double score = row_scores[r]
+    cdef Py_ssize_t j = higher[r]
+    j += x.scores[j] > score
+    if x.scores[j] >= score:
+        j = preceding_slow(x, o, j, score, start + r, w.labels[r] if o.label_order != 0 else 0.0, &w.walked)
+        if was_stopped(o.stop):
+            return False
+    w.hist[(r & 3) * (m + 1) + j] += 1
+    return True
+
+
 cdef void rank_rows(Workspace* w, const Order* o, const double* scores, Py_ssize_t start, Py_ssize_t stop,
                     Py_ssize_t m) noexcept nogil:
     # hist[(r & 3) * (m + 1) + j]: rows r preceded by exactly j judged documents, in four
     # interleaved histograms, so that consecutive rows rarely wait on each other's
     # increment of one counter.
-    cdef Py_ssize_t r, j, n = stop - start
-    cdef double score
+    cdef Py_ssize_t r, n = stop - start, block
     cdef const double* row_scores = scores + start
     cdef int32_t* higher = w.home
     cdef const ScoreIndex* x = &w.index
@@ -385,16 +432,19 @@ cdef void rank_rows(Workspace* w, const Order* o, const double* scores, Py_ssize
     # float arithmetic and a load off each row's chain of dependent loads below.
     for r in range(n):
         higher[r] = x.above[bucket(x, row_scores[r])]
-    for r in range(n):
-        # Judged documents of lower buckets score strictly lower, and scores[m] is -inf,
-        # so no bounds are needed. A row usually meets at most one judged score in its
-        # bucket, counted without a branch.
-        score = row_scores[r]
-        j = higher[r]
-        j += x.scores[j] > score
-        if x.scores[j] >= score:
-            j = preceding_slow(x, o, j, score, start + r, w.labels[r] if o.label_order != 0 else 0.0)
-        w.hist[(r & 3) * (m + 1) + j] += 1
+    if n <= LONG_LOOP:
+        for r in range(n):
+            if not rank_row(w, o, x, row_scores, higher, start, r, m):
+                return
+    else:
+        block = 0
+        while block < n:
+            if stopped(o.stop):
+                return
+            for r in range(block, min(block + POLL, n)):
+                if not rank_row(w, o, x, row_scores, higher, start, r, m):
+                    return
+            block += POLL
 
 
 def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t[::1] doc_map,
@@ -403,7 +453,8 @@ def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t
                 const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
                 const int64_t[::1] qrels_keys, const double[::1] qrels_rel,
                 const int64_t[::1] entry_start, Py_ssize_t q_start, Py_ssize_t q_stop,
-                int64_t[::1] entry_rank, double[::1] entry_rel, int64_t[::1] n_entries):
+                int64_t[::1] entry_rank, double[::1] entry_rel, int64_t[::1] n_entries,
+                const uint8_t[::1] stop=None):
     """The rank of every judged retrieved document, without sorting the rest.
 
     Rows and judgements are laid out as for :func:`judge`. Ranks follow score
@@ -413,7 +464,7 @@ def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t
     finds how many of them precede it (through buckets over their scores, O(1) on
     average), and the rank of the j-th is the count of rows preceded by at most j of
     them. Query ``q`` writes ``n_entries[q]`` (rank, relevance) pairs in rank order
-    from ``entry_start[q]``.
+    from ``entry_start[q]``. Returns early once ``stop`` (``_stop.pxd``) is set.
     """
     cdef Py_ssize_t q, i, j, m, longest = 0, qq
     cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
@@ -425,6 +476,7 @@ def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t
     order.label_order = label_order
     order.docs = &docs[0] if docs.shape[0] > 0 else NULL
     order.tie_map = &tie_map[0] if tie_map.shape[0] > 0 else NULL
+    order.stop = flag_of(stop)
     for q in range(q_start, q_stop):
         longest = max(longest, run_stop[q] - run_start[q])
     if workspace_init(&w, longest, judgement_slots(qrels_query, qrels_indptr, q_start, q_stop)):
@@ -433,9 +485,11 @@ def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t
     table.slots = w.slots
     with nogil:
         for q in range(q_start, q_stop):
+            if stopped(order.stop):
+                break
             qq = qrels_query[q]
             judgements_build(&table, &qrels_keys[0] + qrels_indptr[qq], &qrels_rel[0] + qrels_indptr[qq],
-                             qrels_indptr[qq + 1] - qrels_indptr[qq])
+                             qrels_indptr[qq + 1] - qrels_indptr[qq], order.stop)
             m = collect_judged(&w, &table, &order, &scores[0], mapping, run_start[q], run_stop[q])
             index_build(&w.index, &order, w.found, m, w.home)
             rank_rows(&w, &order, &scores[0], run_start[q], run_stop[q], m)
@@ -450,13 +504,14 @@ def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t
 
 def rank_relevance(const double[::1] scores, const int64_t[::1] keys, const double[::1] rels,
                    const int64_t[::1] indptr, Py_ssize_t q_start, Py_ssize_t q_stop,
-                   double[::1] ranked, double[::1] ranked_scores):
+                   double[::1] ranked, double[::1] ranked_scores, const uint8_t[::1] stop=None):
     """Write each query's relevance values (and scores) in rank order: score descending, key ascending.
 
     Keys are unique within a query, so the order is total and the unstable sort is
-    deterministic.
+    deterministic. Returns early once ``stop`` (``_stop.pxd``) is set.
     """
     cdef Py_ssize_t q, i, begin, n, longest = 0
+    cdef const uint8_t* flag = flag_of(stop)
     cdef Item* items
     for q in range(q_start, q_stop):
         longest = max(longest, indptr[q + 1] - indptr[q])
@@ -465,13 +520,17 @@ def rank_relevance(const double[::1] scores, const int64_t[::1] keys, const doub
         raise MemoryError()
     with nogil:
         for q in range(q_start, q_stop):
+            if stopped(flag):
+                break
             begin = indptr[q]
             n = indptr[q + 1] - begin
             for i in range(n):
                 items[i].score = scores[begin + i]
                 items[i].label = rels[begin + i]
                 items[i].key = keys[begin + i]
-            sort_items(items, n, 0, NEVER_STOPPED)
+            sort_items(items, n, 0, flag)
+            if was_stopped(flag):
+                break
             for i in range(n):
                 ranked[begin + i] = items[i].label
                 ranked_scores[begin + i] = items[i].score
@@ -479,12 +538,15 @@ def rank_relevance(const double[::1] scores, const int64_t[::1] keys, const doub
 
 
 def judgement_counts(const int64_t[::1] indptr, const double[::1] values, double level, Py_ssize_t g_start,
-                     Py_ssize_t g_stop, double[::1] num_rel, double[::1] num_nonrel):
+                     Py_ssize_t g_stop, double[::1] num_rel, double[::1] num_nonrel, const uint8_t[::1] stop=None):
     """Per qrels query (rows ``indptr[g]:indptr[g+1]``): labels >= level, and 0 <= label < level."""
     cdef Py_ssize_t g, i
     cdef int64_t rel, nonrel
+    cdef const uint8_t* flag = flag_of(stop)
     with nogil:
         for g in range(g_start, g_stop):
+            if stopped(flag):
+                break
             rel = nonrel = 0
             for i in range(indptr[g], indptr[g + 1]):
                 rel += values[i] >= level
@@ -494,12 +556,14 @@ def judgement_counts(const int64_t[::1] indptr, const double[::1] values, double
 
 
 cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep, double* best,
-                              Item* items) noexcept nogil:
+                              Item* items, const uint8_t* stop) noexcept nogil:
     # The ``keep`` largest positive gains, descending: by insertion into a short list
     # when few are kept (ndcg_cut), by sorting them all otherwise.
     cdef Py_ssize_t i, j, kept = 0
     if keep <= 64:
         for i in range(n):
+            if (i & POLL_MASK) == 0 and stopped(stop):
+                return kept
             if gains[i] <= 0 or keep == 0 or (kept == keep and gains[i] <= best[kept - 1]):
                 continue
             j = kept if kept < keep else keep - 1
@@ -515,7 +579,7 @@ cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep
             items[kept].label = 0.0
             items[kept].key = kept
             kept += 1
-    sort_items(items, kept, 0, NEVER_STOPPED)
+    sort_items(items, kept, 0, stop)
     kept = min(kept, keep)
     for i in range(kept):
         best[i] = items[i].score
@@ -523,7 +587,7 @@ cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep
 
 
 def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[::1] cutoffs, Py_ssize_t g_start,
-              Py_ssize_t g_stop, double[:, ::1] out):
+              Py_ssize_t g_stop, double[:, ::1] out, const uint8_t[::1] stop=None):
     """Ideal DCG of qrels queries ``g_start:g_stop`` cut at each cutoff: ``out[g, c]``.
 
     The query's positive gains (rows ``indptr[g]:indptr[g+1]``) in descending order,
@@ -532,6 +596,7 @@ def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[:
     """
     cdef Py_ssize_t g, i, c, n, longest = 0, keep
     cdef double largest = 0.0
+    cdef const uint8_t* flag = flag_of(stop)
     cdef double* best
     cdef double* prefix
     cdef Item* items
@@ -550,7 +615,9 @@ def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[:
         raise MemoryError()
     with nogil:
         for g in range(g_start, g_stop):
-            n = largest_gains(&gains[0] + indptr[g], indptr[g + 1] - indptr[g], keep, best, items)
+            if stopped(flag):
+                break
+            n = largest_gains(&gains[0] + indptr[g], indptr[g + 1] - indptr[g], keep, best, items, flag)
             prefix[0] = 0.0
             for i in range(n):
                 prefix[i + 1] = prefix[i] + best[i] / log2(i + 2.0)
@@ -582,6 +649,7 @@ cdef struct Query:
     double* dcg                # dcg[j]: sum of positive labels / log2(rank + 1), entries 1..j
     double* nonrel             # nonrel[j]: judged non-relevant among the first j entries
     double* interpolated       # interpolated[c]: max precision at or after the c-th relevant
+    const uint8_t* stop        # the call's stop flag (_stop.pxd)
 
 
 cdef inline int64_t rank_of(const Query* qu, Py_ssize_t j) noexcept nogil:
@@ -621,6 +689,8 @@ cdef void prepare_ordered(Query* qu, double level) noexcept nogil:
     cdef int64_t rank
     cdef double hits = 0.0, ap = 0.0, dcg = 0.0, nonrel = 0.0, best, label
     for j in range(qu.m):
+        if (j & POLL_MASK) == 0 and stopped(qu.stop):
+            return
         label = qu.rel[j]
         rank = rank_of(qu, j)
         if label >= level:
@@ -651,7 +721,7 @@ cdef void prepare_expected(Query* qu, double level) noexcept nogil:
     # span the whole list, so documents cut by the depth can still tie their way in.
     cdef Py_ssize_t start = 0, end, i, t
     cdef double c, r, nr, gain, before = 0.0, nonrel_before = 0.0, ap = 0.0, dcg = 0.0, label
-    while start < qu.ret:
+    while start < qu.ret and not stopped(qu.stop):
         end = group_end(qu, start)
         c = <double>(end - start)
         r = nr = gain = 0.0
@@ -664,6 +734,8 @@ cdef void prepare_expected(Query* qu, double level) noexcept nogil:
             if label > 0:
                 gain += label
         for i in range(start, min(end, qu.ret)):
+            if (i & POLL_MASK) == 0 and stopped(qu.stop):
+                return
             t = i - start + 1
             qu.hits[i + 1] = before + t * r / c
             qu.nonrel[i + 1] = nonrel_before + t * nr / c
@@ -691,7 +763,7 @@ cdef double expected_first_hit(const Query* qu, double level, double k, bint rec
     # top k), over tie orderings, within the retrieved list.
     cdef Py_ssize_t start = 0, end, m
     cdef double c, r, p, total
-    while start < qu.ret and start < k:
+    while start < qu.ret and start < k and not stopped(qu.stop):
         end = group_end(qu, start)
         r = 0.0
         for m in range(start, end):
@@ -721,6 +793,8 @@ cdef double judged_preferences(const Query* qu, double level, bint inferred) noe
     cdef Py_ssize_t j
     cdef double nonrel = 0.0, rel = 0.0, pooled = 0.0, total = 0.0, label, fj
     for j in range(qu.m):
+        if (j & POLL_MASK) == 0 and stopped(qu.stop):
+            break
         label = qu.rel[j]
         if label == NONPOOL:
             continue
@@ -762,11 +836,13 @@ cdef double gained_dcg(const Query* qu, const double* gains, Py_ssize_t n_gains)
     cdef double total = 0.0, gain
     if not qu.expected:
         for i in range(qu.m):
+            if (i & POLL_MASK) == 0 and stopped(qu.stop):
+                break
             gain = label_gain(qu.rel[i], gains, n_gains)
             if gain != 0:
                 total += gain / log2(rank_of(qu, i) + 1.0)
         return total
-    while start < qu.ret:
+    while start < qu.ret and not stopped(qu.stop):
         end = group_end(qu, start)
         gain = 0.0
         for i in range(start, end):
@@ -852,7 +928,7 @@ def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, co
                   const double[::1] num_rel, const double[::1] num_nonrel,
                   const int32_t[::1] kinds, const double[:, ::1] params, const double[:, ::1] ideal,
                   const double[:, ::1] gains, const int64_t[::1] gain_row, double level, bint expected,
-                  Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out):
+                  Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out, const uint8_t[::1] stop=None):
     """Every measure of ``kinds`` for queries ``q_start:q_stop`` into ``out[q, m]``.
 
     Query ``q``'s entries are ``n_entries[q]`` rows from ``entry_start[q]``: relevance
@@ -865,7 +941,8 @@ def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, co
     ``ideal[q, m]`` its ideal DCG where it has one, and ``gains[gain_row[m]]`` its
     custom ndcg gains by integer label (``gain_row[m] < 0``: the label is the gain).
     With ``expected``, every measure is its exact expectation over the orderings of
-    tied scores; the caller only asks for those that have one.
+    tied scores; the caller only asks for those that have one. Returns early once ``stop``
+    (``_stop.pxd``) is set.
     """
     cdef Py_ssize_t q, m, longest = 0, n_measures = kinds.shape[0], n_gains = gains.shape[1]
     cdef Query qu
@@ -883,8 +960,11 @@ def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, co
     qu.interpolated = work + 4 * (longest + 1)
     qu.expected = expected
     qu.dense = expected
+    qu.stop = flag_of(stop)
     with nogil:
         for q in range(q_start, q_stop):
+            if stopped(qu.stop):
+                break
             qu.n = n_entries[q]
             qu.rel = NULL
             qu.rank = NULL
@@ -901,6 +981,8 @@ def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, co
             qu.num_rel = num_rel[q]
             qu.num_nonrel = num_nonrel[q]
             prepare(&qu, level)
+            if was_stopped(qu.stop):  # the prefix sums may be incomplete
+                break
             for m in range(n_measures):
                 table = &gains[gain_row[m], 0] if gain_row[m] >= 0 else NULL
                 out[q, m] = measure(&qu, <TrecMeasure>kinds[m], &params[m, 0], ideal[q, m], level,
