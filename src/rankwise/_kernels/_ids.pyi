@@ -1,9 +1,16 @@
 import numpy as np
 import numpy.typing as npt
 
-def run_starts(ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]: ...
+def run_starts(
+    ids: npt.NDArray[np.int64],
+    stop: npt.NDArray[np.uint8] | None = ...,
+) -> npt.NDArray[np.int64] | None: ...
 def first_duplicate_grouped(
-    docs: npt.NDArray[np.int64], indptr: npt.NDArray[np.int64], g_start: int, g_stop: int
+    docs: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int64],
+    g_start: int,
+    g_stop: int,
+    stop: npt.NDArray[np.uint8] | None = ...,
 ) -> tuple[int, int]: ...
 def decimal_keys(
     ids: npt.NDArray[np.int64],

@@ -18,6 +18,8 @@ from libc.string cimport memchr, memcmp, memcpy, memset
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free
 
+from ._stop cimport POLL_MASK, flag_of, stopped, was_stopped
+
 
 cdef extern from "Python.h":
     # repr(float) is PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL).
@@ -81,6 +83,7 @@ cdef enum:
     QRELS_FIELDS = 4
     RUN_FIELDS = 6
     NO_MEMORY = 99
+    STOPPED = 98
     # The smallest table. Tables hold a power of two of slots, at most half of them filled.
     MIN_SLOTS = 16
     # Strings interned together, so that their cache misses overlap.
@@ -88,6 +91,8 @@ cdef enum:
     SMALL_SORT = 16
     # Tokens copied into a stack buffer for strtod; longer ones are allocated.
     NUMBER_BUFFER = 64
+    # Bytes of text between two checks of the stop flag: some 25,000 lines.
+    TEXT_BLOCK = 1 << 20
 
 cdef uint8_t EMPTY_BYTE = 0
 # Exact powers of ten: a mantissa below 2**53 times or over one of these is rounded once,
@@ -319,11 +324,16 @@ cdef int add_batch(Interner* t, const Probe* probes, Py_ssize_t n, int64_t* code
 
 
 cdef int intern_spans(Interner* t, const int64_t* offsets, Py_ssize_t n, int64_t* codes,
-                      Py_ssize_t stride) noexcept nogil:
-    """Intern ``t.base[offsets[i]:offsets[i + 1]]`` for each i; code i to ``codes[i * stride]``."""
+                      Py_ssize_t stride, const uint8_t* flag) noexcept nogil:
+    """Intern ``t.base[offsets[i]:offsets[i + 1]]`` for each i; code i to ``codes[i * stride]``.
+
+    Stops early, leaving later codes unset, once ``flag`` is set.
+    """
     cdef Probe probes[BATCH]
     cdef Py_ssize_t i = 0, j, stop
     while i < n:
+        if (i & POLL_MASK) == 0 and stopped(flag):
+            return 0
         stop = min(i + BATCH, n)
         for j in range(i, stop):
             probe_init(t, &probes[j - i], t.base, offsets[j], offsets[j + 1] - offsets[j])
@@ -354,14 +364,17 @@ cdef tuple interner_table(const Interner* t):
     return data, offsets
 
 
-def intern(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_mask=~0):
+def intern(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_mask=~0,
+           const uint8_t[::1] stop=None):
     """Intern the strings ``data[offsets[i]:offsets[i + 1]]``.
 
     Returns ``(codes, table_data, table_offsets)``: one int64 code per input string, and
     the unique strings in first-seen order. ``hash_mask`` (tests only) clears hash bits
-    to force collisions.
+    to force collisions. Returns None once ``stop`` (the call's stop flag, ``_stop.pxd``)
+    is set.
     """
     cdef Py_ssize_t n = offsets.shape[0] - 1
+    cdef const uint8_t* flag = flag_of(stop)
     cdef Interner t
     codes = np.empty(max(n, 1), dtype=np.int64)
     cdef int64_t[::1] out = codes
@@ -370,9 +383,11 @@ def intern(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_ma
     try:
         if failed == 0:
             with nogil:
-                failed = intern_spans(&t, &offsets[0], n, &out[0], 1)
+                failed = intern_spans(&t, &offsets[0], n, &out[0], 1, flag)
         if failed:
             raise MemoryError()
+        if was_stopped(flag):
+            return None
         table_data, table_offsets = interner_table(&t)
     finally:
         interner_free(&t)
@@ -380,13 +395,15 @@ def intern(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_ma
 
 
 def lookup(const uint8_t[::1] data, const int64_t[::1] offsets,
-           const uint8_t[::1] other_data, const int64_t[::1] other_offsets, uint64_t hash_mask=~0):
+           const uint8_t[::1] other_data, const int64_t[::1] other_offsets, uint64_t hash_mask=~0,
+           const uint8_t[::1] stop=None):
     """For each string of the other table, its index in the first one, or -1 if absent.
 
-    A string held twice in the first table maps to its first index. ``hash_mask`` as
-    in :func:`intern`.
+    A string held twice in the first table maps to its first index. ``hash_mask`` and
+    ``stop`` as in :func:`intern`.
     """
-    cdef Py_ssize_t i, j, stop, n = offsets.shape[0] - 1, m = other_offsets.shape[0] - 1
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef Py_ssize_t i, j, stop_, n = offsets.shape[0] - 1, m = other_offsets.shape[0] - 1
     cdef const uint8_t* other = pointer(other_data)
     cdef int64_t found, ignored
     cdef Probe probes[BATCH]
@@ -398,21 +415,25 @@ def lookup(const uint8_t[::1] data, const int64_t[::1] offsets,
     try:
         if failed == 0:
             with nogil:
-                failed = intern_spans(&t, &offsets[0], n, &ignored, 0)
+                failed = intern_spans(&t, &offsets[0], n, &ignored, 0, flag)
                 i = 0
                 while failed == 0 and i < m:
-                    stop = min(i + BATCH, m)
-                    for j in range(i, stop):
+                    if (i & POLL_MASK) == 0 and stopped(flag):
+                        break
+                    stop_ = min(i + BATCH, m)
+                    for j in range(i, stop_):
                         probe_init(&t, &probes[j - i], other, other_offsets[j],
                                    other_offsets[j + 1] - other_offsets[j])
-                    prefetch_matches(&t, probes, stop - i)
-                    for j in range(i, stop):
+                    prefetch_matches(&t, probes, stop_ - i)
+                    for j in range(i, stop_):
                         found = interner_find(&t, other + probes[j - i].start,
                                               probes[j - i].length, probes[j - i].hash)
                         out[j] = found if found >= 0 else -1
-                    i = stop
+                    i = stop_
         if failed:
             raise MemoryError()
+        if was_stopped(flag):
+            return None
     finally:
         interner_free(&t)
     return codes
@@ -520,24 +541,27 @@ cdef struct Outcome:
     Py_ssize_t name_stop
 
 
-cdef Py_ssize_t count_lines(const uint8_t* buf, Py_ssize_t size) noexcept nogil:
-    cdef Py_ssize_t n = 0, pos = 0
+cdef Py_ssize_t count_lines(const uint8_t* buf, Py_ssize_t size, const uint8_t* flag) noexcept nogil:
+    cdef Py_ssize_t n = 0, pos = 0, block_end
     cdef const uint8_t* nl
-    while pos < size:
-        nl = <const uint8_t*>memchr(buf + pos, NEWLINE, size - pos)
-        n += 1
-        if nl == NULL:
-            break
-        pos = nl - buf + 1
+    while pos < size and not stopped(flag):
+        block_end = min(pos + TEXT_BLOCK, size)
+        while pos < block_end:
+            nl = <const uint8_t*>memchr(buf + pos, NEWLINE, size - pos)
+            n += 1
+            if nl == NULL:
+                pos = size
+                break
+            pos = nl - buf + 1
     return n
 
 
 cdef void parse_buffer(const uint8_t* buf, Py_ssize_t size, bint run, Interner* queries,
                        Interner* docs, int64_t* query_codes, int64_t* doc_codes, double* values,
-                       int64_t* lines, Outcome* out) noexcept nogil:
+                       int64_t* lines, Outcome* out, const uint8_t* flag) noexcept nogil:
     cdef int need = RUN_FIELDS if run else QRELS_FIELDS
     cdef int value_field = 4 if run else 3
-    cdef Py_ssize_t pos = 0, eol, p
+    cdef Py_ssize_t pos = 0, eol, p, block_end
     cdef Py_ssize_t starts[RUN_FIELDS]
     cdef Py_ssize_t stops[RUN_FIELDS]
     cdef Probe pending[BATCH]
@@ -547,92 +571,102 @@ cdef void parse_buffer(const uint8_t* buf, Py_ssize_t size, bint run, Interner* 
     cdef int64_t line = 0, row = 0, query = -1, length
     cdef Py_ssize_t last_start = 0, last_length = -1
     cdef double value
+    # In blocks of bytes, the stop flag checked between them: the loop over lines stays as it was.
     while pos < size:
-        line += 1
-        nl = <const uint8_t*>memchr(buf + pos, NEWLINE, size - pos)
-        eol = nl - buf if nl != NULL else size
-        p = pos
-        pos = eol + 1
-        while p < eol and is_blank(buf[p]):
-            p += 1
-        # trec_eval skips blank lines only in runs and sees comments only at column 0 in
-        # qrels; neither carries data, so both are skipped everywhere.
-        if p == eol or buf[p] == HASH:
-            continue
-        nf = 0
-        while p < eol and nf < need:
-            starts[nf] = p
-            while p < eol and not is_blank(buf[p]):
-                p += 1
-            stops[nf] = p
-            nf += 1
+        if stopped(flag):
+            out.error = STOPPED
+            return
+        block_end = min(pos + TEXT_BLOCK, size)
+        while pos < block_end:
+            line += 1
+            nl = <const uint8_t*>memchr(buf + pos, NEWLINE, size - pos)
+            eol = nl - buf if nl != NULL else size
+            p = pos
+            pos = eol + 1
             while p < eol and is_blank(buf[p]):
                 p += 1
-        if nf < need:
-            out.error, out.line, out.fields = TOO_FEW, line, nf
-            return
-        if p < eol and not run:
-            while p < eol:
+            # trec_eval skips blank lines only in runs and sees comments only at column 0 in
+            # qrels; neither carries data, so both are skipped everywhere.
+            if p == eol or buf[p] == HASH:
+                continue
+            nf = 0
+            while p < eol and nf < need:
+                starts[nf] = p
                 while p < eol and not is_blank(buf[p]):
                     p += 1
+                stops[nf] = p
                 nf += 1
                 while p < eol and is_blank(buf[p]):
                     p += 1
-            out.error, out.line, out.fields = TOO_MANY, line, nf
-            return
-        if not parse_number(buf + starts[value_field], stops[value_field] - starts[value_field],
-                            &value):
-            out.error, out.line, out.fields = NOT_NUMBER, line, nf
-            out.token_start, out.token_stop = starts[value_field], stops[value_field]
-            return
-        if not run and not isfinite(value):
-            out.error, out.line, out.fields = NOT_FINITE, line, nf
-            out.token_start, out.token_stop = starts[value_field], stops[value_field]
-            return
-        # Runs and qrels list a query's lines together, so the previous query id is
-        # usually the answer and costs one compare instead of a hash probe.
-        length = stops[0] - starts[0]
-        if length != last_length or memcmp(buf + starts[0], buf + last_start, length) != 0:
-            query = interner_add(queries, starts[0], length, interner_hash(queries, buf + starts[0], length))
-            if query < 0:
-                out.error = NO_MEMORY
+            if nf < need:
+                out.error, out.line, out.fields = TOO_FEW, line, nf
                 return
-            last_start, last_length = starts[0], length
-        if run and row == 0:
-            out.name_start, out.name_stop = starts[5], stops[5]
-        query_codes[row] = query
-        values[row] = value
-        lines[row] = line
-        probe_init(docs, &pending[n_pending], buf, starts[2], stops[2] - starts[2])
-        n_pending += 1
-        row += 1
-        if n_pending == BATCH:
-            if add_batch(docs, pending, n_pending, doc_codes + row - n_pending, 1) < 0:
-                out.error = NO_MEMORY
+            if p < eol and not run:
+                while p < eol:
+                    while p < eol and not is_blank(buf[p]):
+                        p += 1
+                    nf += 1
+                    while p < eol and is_blank(buf[p]):
+                        p += 1
+                out.error, out.line, out.fields = TOO_MANY, line, nf
                 return
-            n_pending = 0
+            if not parse_number(buf + starts[value_field], stops[value_field] - starts[value_field],
+                                &value):
+                out.error, out.line, out.fields = NOT_NUMBER, line, nf
+                out.token_start, out.token_stop = starts[value_field], stops[value_field]
+                return
+            if not run and not isfinite(value):
+                out.error, out.line, out.fields = NOT_FINITE, line, nf
+                out.token_start, out.token_stop = starts[value_field], stops[value_field]
+                return
+            # Runs and qrels list a query's lines together, so the previous query id is
+            # usually the answer and costs one compare instead of a hash probe.
+            length = stops[0] - starts[0]
+            if length != last_length or memcmp(buf + starts[0], buf + last_start, length) != 0:
+                query = interner_add(queries, starts[0], length, interner_hash(queries, buf + starts[0], length))
+                if query < 0:
+                    out.error = NO_MEMORY
+                    return
+                last_start, last_length = starts[0], length
+            if run and row == 0:
+                out.name_start, out.name_stop = starts[5], stops[5]
+            query_codes[row] = query
+            values[row] = value
+            lines[row] = line
+            probe_init(docs, &pending[n_pending], buf, starts[2], stops[2] - starts[2])
+            n_pending += 1
+            row += 1
+            if n_pending == BATCH:
+                if add_batch(docs, pending, n_pending, doc_codes + row - n_pending, 1) < 0:
+                    out.error = NO_MEMORY
+                    return
+                n_pending = 0
     if add_batch(docs, pending, n_pending, doc_codes + row - n_pending, 1) < 0:
         out.error = NO_MEMORY
         return
     out.rows = row
 
 
-def parse_lines(const uint8_t[::1] buf, bint run):
+def parse_lines(const uint8_t[::1] buf, bint run, const uint8_t[::1] stop=None):
     """Parse a whole qrels (``run=False``) or run file held in ``buf``.
 
     Blank lines and lines whose first non-blank byte is ``#`` are skipped. Qrels lines
     need exactly 4 fields, run lines at least 6 (more are ignored). Returns
     ``(query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values,
     lines, name_start, name_stop)``; ``name_*`` delimit the runid of the first run line.
-    Raises :class:`LineError` for a malformed line.
+    Raises :class:`LineError` for a malformed line. Returns None once ``stop`` (the
+    call's stop flag, ``_stop.pxd``) is set.
     """
     cdef Py_ssize_t size = buf.shape[0], capacity
     cdef const uint8_t* base = pointer(buf)
+    cdef const uint8_t* flag = flag_of(stop)
     cdef Interner queries, docs
     cdef Outcome out
     memset(&out, 0, sizeof(Outcome))
     with nogil:
-        capacity = count_lines(base, size)
+        capacity = count_lines(base, size, flag)
+    if was_stopped(flag):
+        return None
     query_codes = np.empty(capacity, dtype=np.int64)
     doc_codes = np.empty(capacity, dtype=np.int64)
     values = np.empty(capacity, dtype=np.float64)
@@ -651,9 +685,11 @@ def parse_lines(const uint8_t[::1] buf, bint run):
         if failed:
             raise MemoryError()
         with nogil:
-            parse_buffer(base, size, run, &queries, &docs, q_ptr, d_ptr, v_ptr, l_ptr, &out)
+            parse_buffer(base, size, run, &queries, &docs, q_ptr, d_ptr, v_ptr, l_ptr, &out, flag)
         if out.error == NO_MEMORY:
             raise MemoryError()
+        if out.error == STOPPED:
+            return None
         if out.error:
             raise LineError(LineErrorKind(out.error), out.line, out.fields, out.token_start,
                             out.token_stop)
@@ -718,13 +754,16 @@ cdef bint valid_utf8(const uint8_t* p, Py_ssize_t n) noexcept nogil:
     return True
 
 
-def first_invalid_utf8(const uint8_t[::1] data, const int64_t[::1] offsets):
-    """Index of the first string that is not valid UTF-8, or -1."""
+def first_invalid_utf8(const uint8_t[::1] data, const int64_t[::1] offsets, const uint8_t[::1] stop=None):
+    """Index of the first string that is not valid UTF-8, or -1 (also once ``stop`` is set)."""
     cdef Py_ssize_t i, n = offsets.shape[0] - 1
     cdef const uint8_t* base = pointer(data)
+    cdef const uint8_t* flag = flag_of(stop)
     cdef Py_ssize_t found = -1
     with nogil:
         for i in range(n):
+            if (i & POLL_MASK) == 0 and stopped(flag):
+                break
             if not valid_utf8(base + offsets[i], offsets[i + 1] - offsets[i]):
                 found = i
                 break
@@ -732,13 +771,15 @@ def first_invalid_utf8(const uint8_t[::1] data, const int64_t[::1] offsets):
 
 
 def first_duplicate(const int64_t[::1] query_codes, const int64_t[::1] doc_codes,
-                    int64_t n_queries, int64_t n_docs):
+                    int64_t n_queries, int64_t n_docs, const uint8_t[::1] stop=None):
     """Rows ``(a, b)``, ``a < b``, holding the same (query, doc) pair, or ``(-1, -1)``.
 
     ``b`` is the first row in input order that repeats an earlier pair, and ``a`` that
     pair's first row. Rows are bucketed by query (a counting sort, so any interleaving
-    of queries works), then each bucket marks the docs it has seen.
+    of queries works), then each bucket marks the docs it has seen. Once ``stop`` (the
+    call's stop flag, ``_stop.pxd``) is set, it returns early with an arbitrary answer.
     """
+    cdef const uint8_t* flag = flag_of(stop)
     cdef Py_ssize_t i, n = query_codes.shape[0]
     cdef int64_t q, r, d, first_a = -1, first_b = -1
     cdef int64_t* start = <int64_t*>malloc((n_queries + 1) * sizeof(int64_t))
@@ -755,6 +796,8 @@ def first_duplicate(const int64_t[::1] query_codes, const int64_t[::1] doc_codes
             for q in range(n_queries):
                 start[q + 1] += start[q]
             for i in range(n):
+                if (i & POLL_MASK) == 0 and stopped(flag):
+                    break
                 q = query_codes[i]
                 order[start[q]] = i
                 start[q] += 1
@@ -762,7 +805,11 @@ def first_duplicate(const int64_t[::1] query_codes, const int64_t[::1] doc_codes
             memset(seen_in, 0xFF, n_docs * sizeof(int64_t))
             r = 0
             for q in range(n_queries):
+                if stopped(flag):  # also after a stop above: order is not filled
+                    break
                 while r < start[q]:
+                    if (r & POLL_MASK) == 0 and stopped(flag):
+                        break
                     i = order[r]
                     d = doc_codes[i]
                     if seen_in[d] == q:
@@ -822,7 +869,8 @@ cdef inline bint before(const Keyed* x, const Keyed* y, const uint8_t* base,
 
 
 cdef void merge_sort(Keyed* a, Keyed* tmp, Py_ssize_t n, const uint8_t* base,
-                     const int64_t* offsets) noexcept nogil:
+                     const int64_t* offsets, const uint8_t* flag) noexcept nogil:
+    # Returns early, ``a`` no longer a permutation of its items, once ``flag`` is set.
     cdef Py_ssize_t lo, hi, mid, i, j, k, width
     cdef Keyed v
     cdef Keyed* src = a
@@ -830,6 +878,8 @@ cdef void merge_sort(Keyed* a, Keyed* tmp, Py_ssize_t n, const uint8_t* base,
     cdef Keyed* swap
     lo = 0
     while lo < n:
+        if (lo & POLL_MASK) == 0 and stopped(flag):
+            return
         hi = min(lo + SMALL_SORT, n)
         for i in range(lo + 1, hi):
             v = a[i]
@@ -843,6 +893,8 @@ cdef void merge_sort(Keyed* a, Keyed* tmp, Py_ssize_t n, const uint8_t* base,
     while width < n:
         lo = 0
         while lo < n:
+            if (lo & POLL_MASK) == 0 and stopped(flag):  # every pair of runs once they are long
+                return
             mid = min(lo + width, n)
             hi = min(lo + 2 * width, n)
             i, j, k = lo, mid, lo
@@ -871,7 +923,8 @@ cdef void merge_sort(Keyed* a, Keyed* tmp, Py_ssize_t n, const uint8_t* base,
         memcpy(a, src, n * sizeof(Keyed))
 
 
-cdef int64_t shared_prefix(const uint8_t* base, const int64_t* offsets, Py_ssize_t n) noexcept nogil:
+cdef int64_t shared_prefix(const uint8_t* base, const int64_t* offsets, Py_ssize_t n,
+                           const uint8_t* flag) noexcept nogil:
     # Length of the prefix common to all strings. Ids of one collection often share a
     # long one ("msmarco_passage_", "clueweb09-en"), which would make leading keys useless.
     cdef int64_t i, j, shared
@@ -879,6 +932,8 @@ cdef int64_t shared_prefix(const uint8_t* base, const int64_t* offsets, Py_ssize
         return 0
     shared = offsets[1] - offsets[0]
     for i in range(1, n):
+        if (i & POLL_MASK) == 0 and stopped(flag):
+            break
         shared = min(shared, offsets[i + 1] - offsets[i])
         j = 0
         while j < shared and base[offsets[i] + j] == base[offsets[0] + j]:
@@ -889,12 +944,14 @@ cdef int64_t shared_prefix(const uint8_t* base, const int64_t* offsets, Py_ssize
     return shared
 
 
-def byte_ranks(const uint8_t[::1] data, const int64_t[::1] offsets):
+def byte_ranks(const uint8_t[::1] data, const int64_t[::1] offsets, const uint8_t[::1] stop=None):
     """Rank (0-based) of each string when all are sorted by their bytes, ascending.
 
     Bytes compare as unsigned (memcmp); a proper prefix sorts first. Equal strings get
-    distinct ranks in input order (the sort is stable).
+    distinct ranks in input order (the sort is stable). Returns None once ``stop`` (the
+    call's stop flag, ``_stop.pxd``) is set.
     """
+    cdef const uint8_t* flag = flag_of(stop)
     cdef Py_ssize_t i, j, n = offsets.shape[0] - 1
     cdef int64_t skip, length
     cdef const uint8_t* base = pointer(data)
@@ -907,7 +964,7 @@ def byte_ranks(const uint8_t[::1] data, const int64_t[::1] offsets):
         if items == NULL or tmp == NULL:
             raise MemoryError()
         with nogil:
-            skip = shared_prefix(base, &offsets[0], n)
+            skip = shared_prefix(base, &offsets[0], n, flag)
             for i in range(n):
                 length = min(offsets[i + 1] - offsets[i] - skip, 8)
                 key = 0
@@ -915,13 +972,15 @@ def byte_ranks(const uint8_t[::1] data, const int64_t[::1] offsets):
                     key = (key << 8) | (base[offsets[i] + skip + j] if j < length else 0)
                 items[i].key = key
                 items[i].index = i
-            merge_sort(items, tmp, n, base, &offsets[0])
-            for i in range(n):
-                out[items[i].index] = i
+            merge_sort(items, tmp, n, base, &offsets[0], flag)
+            # A stopped sort leaves items that are not a permutation: never index with them.
+            if not was_stopped(flag):
+                for i in range(n):
+                    out[items[i].index] = i
     finally:
         free(items)
         free(tmp)
-    return ranks
+    return None if was_stopped(flag) else ranks
 
 
 # ---------------------------------------------------------------------------- writing
