@@ -18,7 +18,10 @@ Bootstrap. Each resample draws ``n`` indices uniformly from ``0..n-1`` with Lemi
 multiply-and-reject method on the 32-bit halves of its words (unbiased), and sums the
 drawn values.
 """
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.string cimport memset
+
+from ._stop cimport POLL, flag_of, stopped
 
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15ULL
 # Counter of the first word that replaces rejected bootstrap draws.
@@ -87,25 +90,36 @@ cdef inline double _block_sum(const double* table, Py_ssize_t groups, uint64_t s
 
 
 def sign_flip_sums(const double[::1] d, uint64_t key0, uint64_t key1, bint exact,
-                   Py_ssize_t r_start, Py_ssize_t r_stop, double[::1] out, double[::1] table):
+                   Py_ssize_t r_start, Py_ssize_t r_stop, double[::1] out, double[::1] table,
+                   const uint8_t[::1] stop=None):
     """Set ``out[r - r_start]`` to the signed sum of ``d`` under sign pattern ``r``.
 
     Random mode: the signs of resample ``r`` come from its stream (module docstring).
     Exact mode (``n <= 62``): bit ``i`` of ``r`` itself is the sign of query ``i``, so
     ``r = 0 .. 2**n - 1`` enumerates every pattern and ``r = 0`` is the observed sum.
-    ``table`` is scratch of at least ``min(ceil(n / 8), 128) * 256`` doubles.
+    ``table`` is scratch of at least ``min(ceil(n / 8), 128) * 256`` doubles. Returns
+    early, ``out`` incomplete, once ``stop`` (the call's stop flag, ``_stop.pxd``) is set.
     """
-    cdef Py_ssize_t n = d.shape[0], block_start, groups, r
+    cdef Py_ssize_t n = d.shape[0], block_start, groups, r, work = 0
     cdef uint64_t first_word
+    cdef const uint8_t* flag = flag_of(stop)
     with nogil:
-        for r in range(r_stop - r_start):
-            out[r] = 0.0
+        # In blocks: the first touch of a big output takes a while.
+        r = 0
+        while r < r_stop - r_start and not stopped(flag):
+            memset(&out[r], 0, min(<Py_ssize_t>POLL, r_stop - r_start - r) * sizeof(double))
+            r += POLL
         block_start = 0
-        while block_start < n:
+        while block_start < n and not stopped(flag):
             groups = min((n - block_start + GROUP - 1) // GROUP, <Py_ssize_t>BLOCK_GROUPS)
             _build_tables(&d[block_start], min(n - block_start, groups * GROUP), &table[0])
             first_word = <uint64_t>(block_start // (GROUP * WORD_GROUPS))
             for r in range(r_start, r_stop):
+                work += groups
+                if work >= POLL:
+                    work = 0
+                    if stopped(flag):
+                        break
                 out[r - r_start] += _block_sum(&table[0], groups, _stream(key0, key1, <uint64_t>r),
                                                first_word, exact, <uint64_t>r)
             block_start += groups * GROUP
@@ -122,14 +136,16 @@ cdef inline uint64_t _draw(uint32_t x, uint32_t bound, uint32_t threshold, uint6
 
 
 def bootstrap_sums(const double[::1] d, uint64_t key0, uint64_t key1, Py_ssize_t r_start, Py_ssize_t r_stop,
-                   double[::1] out):
+                   double[::1] out, const uint8_t[::1] stop=None):
     """Set ``out[r - r_start]`` to the sum of ``n`` values of ``d`` drawn with replacement (resample r).
 
     Draw ``i`` takes the low (even ``i``) or high (odd ``i``) half of word ``i // 2``; a
     rejected draw is replaced by the low halves of words ``2**62, 2**62 + 1, ...`` of the
-    same stream, in turn. ``n`` must be below 2**32.
+    same stream, in turn. ``n`` must be below 2**32. Returns early, ``out`` incomplete,
+    once ``stop`` (the call's stop flag, ``_stop.pxd``) is set.
     """
-    cdef Py_ssize_t n = d.shape[0], r, i
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef Py_ssize_t n = d.shape[0], r, i, block_end, work = POLL
     cdef uint64_t stream, word, spare
     cdef uint32_t bound = <uint32_t>n, threshold
     cdef double acc[4]
@@ -139,16 +155,26 @@ def bootstrap_sums(const double[::1] d, uint64_t key0, uint64_t key1, Py_ssize_t
     threshold = <uint32_t>((<uint64_t>1 << 32) % <uint64_t>bound)
     with nogil:
         for r in range(r_start, r_stop):
+            # The stop flag every POLL draws: between resamples, and between blocks of a long one.
+            work += n
+            if work >= POLL:
+                work = 0
+                if stopped(flag):
+                    break
             stream = _stream(key0, key1, <uint64_t>r)
             spare = 0
             acc[0] = acc[1] = acc[2] = acc[3] = 0.0
             i = 0
             while i + 1 < n:
-                word = _word(stream, <uint64_t>(i >> 1))
-                acc[i & 3] += d[<Py_ssize_t>(_draw(<uint32_t>word, bound, threshold, stream, &spare) >> 32)]
-                acc[(i + 1) & 3] += d[<Py_ssize_t>(_draw(<uint32_t>(word >> 32), bound, threshold, stream,
-                                                         &spare) >> 32)]
-                i += 2
+                block_end = min(i + POLL, n - 1)
+                while i < block_end:
+                    word = _word(stream, <uint64_t>(i >> 1))
+                    acc[i & 3] += d[<Py_ssize_t>(_draw(<uint32_t>word, bound, threshold, stream, &spare) >> 32)]
+                    acc[(i + 1) & 3] += d[<Py_ssize_t>(_draw(<uint32_t>(word >> 32), bound, threshold, stream,
+                                                             &spare) >> 32)]
+                    i += 2
+                if i + 1 < n and stopped(flag):
+                    break
             if i < n:
                 word = _word(stream, <uint64_t>(i >> 1))
                 acc[i & 3] += d[<Py_ssize_t>(_draw(<uint32_t>word, bound, threshold, stream, &spare) >> 32)]
