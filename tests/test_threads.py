@@ -32,9 +32,9 @@ def test_work_is_spread_over_threads(rng, monkeypatch):
     original = _parallel.run_over_queries
 
     def spy(task, *args):
-        def wrapped(a, b):
+        def wrapped(a, b, stop):
             seen.add(threading.get_ident())
-            task(a, b)
+            task(a, b, stop=stop)
         original(wrapped, *args)
 
     # The module rankwise.evaluate is shadowed by the function of that name.
@@ -66,7 +66,7 @@ def test_every_chunk_runs_once_and_errors_reach_the_caller(monkeypatch):
     indptr = np.arange(0, 10_001, 10)
     seen, lock = [], threading.Lock()
 
-    def record(a, b):
+    def record(a, b, stop):
         with lock:
             seen.append((a, b))
 
@@ -78,7 +78,7 @@ def test_every_chunk_runs_once_and_errors_reach_the_caller(monkeypatch):
 
     calls = []
 
-    def fail(a, b):
+    def fail(a, b, stop):
         calls.append(a)
         raise MemoryError("no room")
 

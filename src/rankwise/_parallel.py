@@ -3,15 +3,32 @@
 Threads rather than OpenMP, so every platform's wheel runs in parallel with no runtime
 library to bundle. Queries are independent and every chunk writes its own rows, so the
 result is bit-identical for any thread count.
+
+Ctrl-C. Python runs signal handlers in the main thread only, between bytecodes, so a
+kernel running in the calling thread holds KeyboardInterrupt back until it returns. Every
+thread of a call gets a stop flag (``_kernels/_stop.pxd``) that its kernels check at
+query boundaries and every few tens of thousands of items inside a query. Long calls run
+every chunk in helper threads while the calling thread waits in short timed waits
+(portable: on Windows a lock wait does not see Ctrl-C). On any exception in the waiting
+thread (KeyboardInterrupt, SystemExit from a signal handler) or in a chunk, every flag is
+set, the helpers return within a poll interval, and the exception is raised once none is
+computing any more. Short calls (below ``_INLINE_COST``) run in the calling thread, helped
+by others when that pays, as before: its flag carries a time budget (``_INLINE_SECONDS``),
+and a chunk whose kernels run past it (inputs whose cost the data size does not tell, such
+as ERR's expectation over one huge tie group, quadratic in its size) stops and is done
+again by a helper while the calling thread waits. Tasks must therefore give the same
+result when a chunk runs twice.
 """
 from __future__ import annotations
 
 import os
 import threading
+import time
+from collections import deque
 
 import numpy as np
 
-__all__ = ["effective_n_threads", "run_over_queries"]
+__all__ = ["effective_n_threads", "run_alone", "run_in_chunks", "run_over_queries"]
 
 # Below this many items per thread, thread start-up costs more than it saves.
 _MIN_ITEMS_PER_THREAD = 50_000
@@ -19,6 +36,22 @@ _MIN_ITEMS_PER_THREAD = 50_000
 _QUERY_COST = 32
 # Chunks per thread: enough for idle threads to pick up the slack of uneven queries.
 _CHUNKS_PER_THREAD = 8
+# Work the calling thread may do itself, in items (about 100 ns each at worst: a query's
+# row under MAP with many relevant items, a sorted document, a parsed line): 50 ms at
+# most, well within the budget below, for calls whose cost follows their size. Above it,
+# the calling thread only waits, so Ctrl-C is honoured within a poll interval.
+_INLINE_COST = 1 << 19
+# Seconds of kernel work the calling thread may do in one call before handing it over.
+_INLINE_SECONDS = 0.2
+# Seconds between two looks of the waiting thread at its helpers. On POSIX a signal ends
+# the wait at once; on Windows this bounds the delay.
+_WAIT = 0.05
+# A stop flag (``_kernels/_stop.pxd``): byte 0 stop, byte 1 out of budget, a float64
+# budget in seconds at byte 8.
+_FLAG_BYTES = 24
+_BUDGET = 8
+_BUDGETED = np.zeros(_FLAG_BYTES, dtype=np.uint8)
+_BUDGETED[_BUDGET:_BUDGET + 8] = np.frombuffer(np.float64(_INLINE_SECONDS).tobytes(), dtype=np.uint8)
 
 
 def _cpu_count() -> int:
@@ -59,42 +92,151 @@ def _chunks(indptr: np.ndarray, n_chunks: int) -> np.ndarray:
 
 
 def run_over_queries(task, indptr: np.ndarray, n_threads: int) -> None:
-    """Call ``task(q_start, q_stop)`` over all queries, in parallel when it pays.
+    """Call ``task(q_start, q_stop, stop=flag)`` over all queries, in parallel when it pays.
 
-    The calling thread and ``n_threads - 1`` helpers take the next chunk in turn
-    until none is left: no executor, and one thread fewer to start (on 10 ms calls a
+    ``flag`` is the stop flag of the thread running the chunk, for the task to pass on to
+    its kernels as their ``stop`` argument; see the module docstring for Ctrl-C. Short
+    calls: the calling thread and ``n_threads - 1`` helpers take the next chunk in turn
+    until none is left (no executor, and one thread fewer to start: on 10 ms calls a
     thread pool's set-up and per-chunk futures cost over a millisecond). The first
-    exception stops the other threads taking chunks and is raised here.
+    exception stops the other threads and is raised here.
     """
     n_queries = indptr.shape[0] - 1
-    n_threads = min(n_threads, n_queries, max(int(indptr[-1]) // _MIN_ITEMS_PER_THREAD, 1))
-    if n_threads <= 1:
-        task(0, n_queries)
-        return
-    bounds = _chunks(indptr, n_threads * _CHUNKS_PER_THREAD).tolist()
-    chunks = iter(zip(bounds[:-1], bounds[1:], strict=True))
-    lock = threading.Lock()
-    errors = []
+    n_items = int(indptr[-1])
+    n_threads = min(n_threads, n_queries, max(n_items // _MIN_ITEMS_PER_THREAD, 1))
+    bounds = [0, n_queries] if n_threads <= 1 else _chunks(indptr, n_threads * _CHUNKS_PER_THREAD).tolist()
+    run_in_chunks(task, bounds, n_threads, n_items + _QUERY_COST * n_queries)
 
-    def work():
-        while not errors:
-            with lock:
-                chunk = next(chunks, None)
-            if chunk is None:
-                return
+
+def run_alone(task, cost: int):
+    """``task(stop=flag)``'s result: one chunk of work that cannot be split, interruptible.
+
+    ``cost`` is the work in items as for ``_INLINE_COST``: above it, the task runs in a
+    helper thread while this one waits.
+    """
+    result = [None]
+
+    def whole(_start, _end, stop):
+        result[0] = task(stop=stop)  # a chunk done again replaces what it gave when cut short
+
+    run_in_chunks(whole, [0, 1], 1, cost)
+    return result[0]
+
+
+def run_in_chunks(task, bounds: list, n_threads: int, cost: int) -> None:
+    """Call ``task(bounds[i], bounds[i + 1], stop=flag)`` for every chunk ``i``, on up to ``n_threads``.
+
+    ``cost`` is the work of all chunks in items (see ``_INLINE_COST``).
+    """
+    if n_threads <= 1 and cost <= _INLINE_COST:
+        # The cheapest path: no thread, no lock, while the budget lasts.
+        flag = _BUDGETED.copy()
+        for i in range(len(bounds) - 1):
+            task(bounds[i], bounds[i + 1], stop=flag)
+            if flag[1]:
+                return _Call(task, bounds[i:]).run(1, inline=False)
+        return None
+    return _Call(task, bounds).run(n_threads, inline=cost <= _INLINE_COST)
+
+
+class _Call:
+    """One call's chunks, its threads' stop flags and its helper threads."""
+
+    def __init__(self, task, bounds: list):
+        self.task = task
+        self.chunks = deque(zip(bounds[:-1], bounds[1:], strict=True))
+        self.lock = threading.Lock()
+        self.flags: list = []
+        self.stopped = False
+        self.errors: list = []
+        self.helpers: list = []
+        self.ended: set = set()
+        self.running = 0
+        # Held while a helper runs. Helpers report their end themselves: after Ctrl-C has
+        # interrupted Thread.join(), CPython 3.11 may call a running thread stopped.
+        self.none_running = threading.Lock()
+
+    def run(self, n_threads: int, inline: bool) -> None:
+        try:
+            if inline:
+                for _ in range(n_threads - 1):
+                    self._start_helper()
+                self._work(self._flag(_BUDGETED))
+                with self.lock:  # out of budget with chunks left: one more helper, if the others have ended
+                    more = 1 if self.chunks and not self.stopped else 0
+            else:
+                more = n_threads
+            for _ in range(more):
+                self._start_helper()
+            while not self.none_running.acquire(timeout=_WAIT):
+                pass
+        except BaseException as error:  # Ctrl-C, or a signal handler's exception, while waiting
+            self.errors.insert(0, error)
+            self._stop()
+            self._wait_stopped()
+        if self.errors:
+            raise self.errors[0]
+
+    def _flag(self, template=None) -> np.ndarray:
+        flag = np.zeros(_FLAG_BYTES, dtype=np.uint8) if template is None else template.copy()
+        with self.lock:
+            self.flags.append(flag)
+            if self.stopped:
+                flag[0] = 1
+        return flag
+
+    def _stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            for flag in self.flags:
+                flag[0] = 1
+
+    def _work(self, flag: np.ndarray) -> None:
+        """Take chunks until none is left or ``flag`` is set (stopped, or out of budget)."""
+        while not flag[0]:
+            with self.lock:
+                if not self.chunks:
+                    return
+                chunk = self.chunks.popleft()
             try:
-                task(*chunk)
+                self.task(*chunk, stop=flag)
             except BaseException as error:  # raised in the calling thread
-                errors.append(error)
+                self.errors.append(error)
+                self._stop()
+                return
+            if flag[1]:  # out of budget: the chunk is incomplete, a helper does it again
+                with self.lock:
+                    self.chunks.appendleft(chunk)
 
-    helpers = [threading.Thread(target=work, name=f"rankwise-{i}", daemon=True) for i in range(n_threads - 1)]
-    for helper in helpers:
-        helper.start()
-    try:
-        work()
-    except BaseException as error:  # e.g. KeyboardInterrupt between chunks: stop the helpers too
-        errors.append(error)
-    for helper in helpers:
-        helper.join()
-    if errors:
-        raise errors[0]
+    def _start_helper(self) -> None:
+        i = len(self.helpers)
+        thread = threading.Thread(target=self._helper, args=(i, self._flag()), name=f"rankwise-{i}",
+                                  daemon=True)
+        with self.lock:
+            self.helpers.append(thread)
+            if self.running == 0:
+                self.none_running.acquire(blocking=False)
+            self.running += 1
+        thread.start()
+
+    def _helper(self, i: int, flag: np.ndarray) -> None:
+        try:
+            self._work(flag)
+        finally:
+            with self.lock:
+                self.ended.add(i)
+                self.running -= 1
+                if self.running == 0:
+                    self.none_running.release()
+
+    def _wait_stopped(self) -> None:
+        """Wait, through further interrupts, until no helper computes: they have been told to stop.
+
+        A helper whose start was interrupted before it ran (no ident yet) sees its flag set
+        when it does run, and computes nothing.
+        """
+        while not all(i in self.ended or thread.ident is None for i, thread in enumerate(self.helpers)):
+            try:
+                time.sleep(0.001)
+            except BaseException:  # a second Ctrl-C while they stop: the first one is raised
+                pass

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from ._kernels._ids import decimal_keys, first_duplicate_grouped, run_starts
-from ._parallel import run_over_queries
+from ._parallel import run_alone, run_over_queries
 from ._trec_io import StringTable
 
 __all__ = ["IdColumns", "as_ids", "byte_order", "canonical_ints", "id_columns"]
@@ -66,7 +67,7 @@ def as_ids(ids, name: str, copy: bool) -> np.ndarray | None:
 def group_rows(query_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Distinct query ids (first seen first), group boundaries and the grouping order."""
     n = query_ids.shape[0]
-    starts = run_starts(query_ids)
+    starts = run_alone(partial(run_starts, query_ids), n // 8)
     heads = query_ids[starts]
     if np.unique(heads).shape[0] == heads.shape[0]:
         return heads, np.append(starts, n).astype(np.int64), None
@@ -87,8 +88,8 @@ def id_columns(query_ids: np.ndarray, doc_ids: np.ndarray, values: np.ndarray, w
     grouped_docs = doc_ids if order is None else doc_ids[order]
     repeats = []
 
-    def task(g_start, g_stop):
-        repeats.append(first_duplicate_grouped(grouped_docs, indptr, g_start, g_stop))
+    def task(g_start, g_stop, stop):
+        repeats.append(first_duplicate_grouped(grouped_docs, indptr, g_start, g_stop, stop))
 
     run_over_queries(task, indptr, n_threads)
     repeats = [pair for pair in repeats if pair[1] >= 0]

@@ -35,10 +35,12 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from ._kernels import _text
+from ._parallel import run_alone
 
 __all__ = ["StringTable", "TrecColumns", "read_qrels", "read_run", "write_qrels", "write_run"]
 
@@ -143,12 +145,13 @@ class StringTable:
             encoded = [s.encode("utf-8") for s in items]
             np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
             data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        codes, table_data, table_offsets = _text.intern(data, offsets)
+        codes, table_data, table_offsets = run_alone(partial(_text.intern, data, offsets), len(items))
         return cls._trusted(table_data, table_offsets), codes
 
     def lookup(self, other: StringTable) -> np.ndarray:
         """The int64 code in this table of each string of ``other``; -1 where absent."""
-        return _text.lookup(self.data, self.offsets, other.data, other.offsets)
+        return run_alone(partial(_text.lookup, self.data, self.offsets, other.data, other.offsets),
+                         len(self) + len(other))
 
     def byte_order(self) -> np.ndarray:
         """int64 rank of each code with the strings sorted by their UTF-8 bytes, ascending.
@@ -156,7 +159,7 @@ class StringTable:
         Bytes compare unsigned, as memcmp and trec_eval's strcmp do, and a proper prefix
         sorts first. For ``str`` this equals code-point order.
         """
-        return _text.byte_ranks(self.data, self.offsets)
+        return run_alone(partial(_text.byte_ranks, self.data, self.offsets), 8 * len(self))
 
 
 @dataclass(eq=False)
@@ -360,7 +363,7 @@ def _check_text(path: str, raw) -> None:
 
 def _check_utf8(path: str, table: StringTable, codes: np.ndarray, lines: np.ndarray,
                 what: str) -> tuple[int, str] | None:
-    bad = _text.first_invalid_utf8(table.data, table.offsets)
+    bad = run_alone(partial(_text.first_invalid_utf8, table.data, table.offsets), table.data.shape[0] // 16)
     if bad < 0:
         return None
     # Codes are given in first-seen order, so the first invalid code is the earliest.
@@ -377,7 +380,7 @@ def _read(path, run: bool) -> TrecColumns:
         _check_text(path, raw)
         try:
             (query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values, lines,
-             name_start, name_stop) = _text.parse_lines(raw, run)
+             name_start, name_stop) = run_alone(partial(_text.parse_lines, raw, run), len(raw) // 8)
         except _text.LineError as exc:
             raise _line_error(path, raw, run, exc) from None
         name = raw[name_start:name_stop]
@@ -397,7 +400,8 @@ def _read(path, run: bool) -> TrecColumns:
             run_name = name.decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError(f"{path}, line {lines[0]}: runid {_quote(name)} is not valid UTF-8") from None
-    first, second = _text.first_duplicate(query_codes, doc_codes, len(queries), len(docs))
+    first, second = run_alone(partial(_text.first_duplicate, query_codes, doc_codes, len(queries), len(docs)),
+                              query_codes.shape[0])
     if second >= 0:
         raise ValueError(f"{path}: duplicate docno {docs[doc_codes[second]]} for query "
                          f"{queries[query_codes[second]]} at lines {lines[first]} and {lines[second]}; "
@@ -444,7 +448,8 @@ def _prepare(columns: TrecColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     doc_codes = _codes(columns, "doc_codes", columns.docs, values.shape[0])
     _check_ids(columns.queries, query_codes, "query id")
     _check_ids(columns.docs, doc_codes, "docno")
-    first, second = _text.first_duplicate(query_codes, doc_codes, len(columns.queries), len(columns.docs))
+    first, second = run_alone(partial(_text.first_duplicate, query_codes, doc_codes, len(columns.queries),
+                                      len(columns.docs)), query_codes.shape[0])
     if second >= 0:
         raise ValueError(f"rows {first} and {second} both hold docno {columns.docs[doc_codes[second]]} for "
                          f"query {columns.queries[query_codes[second]]}; trec_eval rejects duplicates")

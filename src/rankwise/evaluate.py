@@ -45,10 +45,10 @@ def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_le
     n_relevant = np.empty(n_queries, dtype=np.int64)
     nan_queries = []
 
-    def task(q_start, q_stop):
+    def task(q_start, q_stop, stop):
         nan_queries.append(evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key,
                                           batch.shared_scores, kinds, cutoffs, flags, params, ties_code,
-                                          level, grade, top_k, q_start, q_stop, values, n_relevant))
+                                          level, grade, top_k, q_start, q_stop, values, n_relevant, stop))
 
     run_over_queries(task, batch.indptr, threads)
     # NaN scores are found by the kernel as it reads them (as_batch does not look), so

@@ -297,17 +297,21 @@ class _Candidates:
 
     def count(self, pos: np.ndarray, n_threads: int) -> np.ndarray:
         """Columns greater, equal, unmasked, unmasked-and-not-NaN per query, own score excluded."""
-        counts = np.zeros((pos.shape[0], 4), dtype=np.int64)
+        # The kernels add to the counts: each chunk clears its rows first, so that a chunk
+        # done again (_parallel.py) counts once.
+        counts = np.empty((pos.shape[0], 4), dtype=np.int64)
         if self.ragged:
             mask = self.mask if self.mask is not None else np.empty(0, dtype=np.uint8)
 
-            def task(q_start, q_stop):
-                count_ragged(self.values, self.indptr, pos, mask, q_start, q_stop, counts)
+            def task(q_start, q_stop, stop):
+                counts[q_start:q_stop] = 0
+                count_ragged(self.values, self.indptr, pos, mask, q_start, q_stop, counts, stop)
         else:
             mask = self.mask if self.mask is not None else np.empty((0, 0), dtype=np.uint8)
 
-            def task(q_start, q_stop):
-                count_dense(self.values, pos, mask, q_start, q_stop, counts)
+            def task(q_start, q_stop, stop):
+                counts[q_start:q_stop] = 0
+                count_dense(self.values, pos, mask, q_start, q_stop, counts, stop)
 
         run_over_queries(task, self.indptr, n_threads)
         if self.own_column is not None:

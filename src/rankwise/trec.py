@@ -31,7 +31,7 @@ from ._kernels._trec import (
     rank_relevance,
     trec_measures,
 )
-from ._parallel import effective_n_threads, run_over_queries
+from ._parallel import effective_n_threads, run_alone, run_over_queries
 from ._trec_ids import IdColumns, as_ids, byte_order, canonical_ints, id_columns
 from ._trec_io import StringTable, TrecColumns, read_qrels, read_run, write_qrels, write_run
 from ._trec_names import TrecSpec, parse_trec_measures
@@ -74,7 +74,8 @@ def _check_values(values: np.ndarray, what: str, ids) -> None:
 
 def _check_unique_pairs(c: TrecColumns, what: str) -> None:
     # The readers' check: a counting sort by query, no sort of (query, doc) pairs.
-    first, second = first_duplicate(c.query_codes, c.doc_codes, len(c.queries), len(c.docs))
+    find = partial(first_duplicate, c.query_codes, c.doc_codes, len(c.queries), len(c.docs))
+    first, second = run_alone(find, c.query_codes.shape[0])
     if second >= 0:
         raise ValueError(f"{what} has document {c.docs[int(c.doc_codes[first])]!r} twice for query "
                          f"{c.queries[int(c.query_codes[first])]!r} (rows {first + 1} and {second + 1}); "
@@ -568,9 +569,9 @@ class _Join:
         """Relevance value of every run row of the evaluated queries (other rows undefined)."""
         rels = np.empty(self.run.docs.shape[0])
 
-        def task(q_start, q_stop):
+        def task(q_start, q_stop, stop):
             judge(self.run.docs, self.doc_map, self.run_start, self.run_stop, self.qrels_query,
-                  self.qrels_indptr, self.qrels_keys, self.qrels_rel, q_start, q_stop, rels)
+                  self.qrels_indptr, self.qrels_keys, self.qrels_rel, q_start, q_stop, rels, stop)
 
         run_over_queries(task, self.cost, threads)
         return rels
@@ -741,9 +742,9 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
             gain_row[m] = row
     out = np.empty((n_queries, len(specs)))
 
-    def measure(q_start, q_stop):
+    def measure(q_start, q_stop, stop):
         trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, ideal, gains, gain_row, level,
-                      ties == "expected", q_start, q_stop, out)
+                      ties == "expected", q_start, q_stop, out, stop)
 
     run_over_queries(measure, join.cost, threads)
     absent = num_ret == 0
@@ -764,10 +765,10 @@ def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:
     tie, tie_map, label_order = join.tie_order(ties)
     scores = np.ascontiguousarray(join.run.values)
 
-    def task(q_start, q_stop):
+    def task(q_start, q_stop, stop):
         rank_judged(scores, join.run.docs, join.doc_map, tie, tie_map, label_order, join.run_start,
                     join.run_stop, join.qrels_query, join.qrels_indptr, join.qrels_keys, join.qrels_rel,
-                    entry_start, q_start, q_stop, entry_rank, entry_rel, n_entries)
+                    entry_start, q_start, q_stop, entry_rank, entry_rel, n_entries, stop)
 
     run_over_queries(task, join.cost, threads)
     return entry_rel, entry_rank, np.empty(0), entry_start, n_entries
@@ -781,8 +782,8 @@ def _rank_dense(join: _Join, threads: int) -> tuple:
     positions = np.arange(rows.shape[0], dtype=np.int64)
     ranked, ranked_scores = np.empty_like(scores), np.empty_like(scores)
 
-    def task(q_start, q_stop):
-        rank_relevance(scores, positions, relevance, join.cost, q_start, q_stop, ranked, ranked_scores)
+    def task(q_start, q_stop, stop):
+        rank_relevance(scores, positions, relevance, join.cost, q_start, q_stop, ranked, ranked_scores, stop)
 
     run_over_queries(task, join.cost, threads)
     return ranked, np.empty(0, dtype=np.int64), ranked_scores, join.cost[:-1].copy(), join.lengths
