@@ -4,7 +4,12 @@ The runner (``_parallel.py``) gives every call a stop flag that its kernels poll
 calls run in helper threads while the calling thread waits, so that it sees the signal.
 """
 import _thread
+import importlib
+import json
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -13,6 +18,7 @@ import pytest
 
 import rankwise as rw
 from rankwise import _parallel
+from rankwise._kernels import _count, _ids, _listwise, _resample, _text, _trec
 
 # A Python task that runs until told to stop gives up after this long: a test that
 # finishes well before it shows that the stop reached the task.
@@ -151,3 +157,223 @@ def test_chunks_out_of_budget_are_done_again_with_the_same_result(monkeypatch, t
             assert x.equals(y)
         else:
             np.testing.assert_array_equal(x, y)
+
+
+# ---------------------------------------------------------------------------- kernels
+
+def _stopped():
+    flag = np.zeros(24, dtype=np.uint8)
+    flag[0] = 1
+    return flag
+
+
+def test_kernels_return_at_once_when_stopped(rng):
+    """Every long kernel checks its flag before any work: a set flag leaves its outputs untouched."""
+    n = 1000
+    indptr = np.array([0, 600, n], dtype=np.int64)
+    scores = rng.random(n)
+    labels = (rng.random(n) < 0.3).astype(np.int8)
+    out = np.full((2, 1), -7.0)
+    n_rel = np.full(2, -7, dtype=np.int64)
+    _listwise.evaluate_range(indptr, scores, labels, np.empty(0, dtype=np.int64), False,
+                             np.array([1], dtype=np.int32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
+                             np.zeros(1), 0, 1.0, 1.0, 0, 0, 2, out, n_rel, _stopped())
+    assert np.all(out == -7.0) and np.all(n_rel == -7)
+
+    counts = np.zeros((2, 4), dtype=np.int64)
+    _count.count_ragged(scores, indptr, np.array([0.5, 0.5]), np.empty(0, dtype=np.uint8), 0, 2, counts, _stopped())
+    _count.count_dense(scores.reshape(2, 500), np.array([0.5, 0.5]), np.empty((0, 0), dtype=np.uint8), 0, 2,
+                       counts, _stopped())
+    assert not counts.any()
+
+    docs = np.arange(n, dtype=np.int64)
+    rels = np.full(n, -7.0)
+    starts, stops = indptr[:-1].copy(), indptr[1:].copy()
+    _trec.judge(docs, np.empty(0, dtype=np.int64), starts, stops, np.array([0, 1]), indptr, docs, scores, 0, 2,
+                rels, _stopped())
+    assert np.all(rels == -7.0)
+    n_entries = np.full(2, -7, dtype=np.int64)
+    _trec.rank_judged(scores, docs, np.empty(0, dtype=np.int64), 0, np.empty(0, dtype=np.int64), 0, starts, stops,
+                      np.array([0, 1]), indptr, docs, scores, starts, 0, 2, np.empty(n, dtype=np.int64),
+                      np.empty(n), n_entries, _stopped())
+    assert np.all(n_entries == -7)
+    ranked = np.full(n, -7.0)
+    _trec.rank_relevance(scores, docs, scores, indptr, 0, 2, ranked, np.empty(n), _stopped())
+    assert np.all(ranked == -7.0)
+    num_rel = np.full(2, -7.0)
+    _trec.judgement_counts(indptr, scores, 0.5, 0, 2, num_rel, np.empty(2), _stopped())
+    assert np.all(num_rel == -7.0)
+    ideal = np.full((2, 1), -7.0)
+    _trec.ideal_dcg(indptr, scores, np.array([10.0]), 0, 2, ideal, _stopped())
+    assert np.all(ideal == -7.0)
+    measured = np.full((2, 1), -7.0)
+    _trec.trec_measures(scores, np.arange(1, n + 1, dtype=np.int64), np.empty(0), starts, np.diff(indptr),
+                        np.diff(indptr), np.ones(2), np.ones(2), np.array([3], dtype=np.int32), np.zeros((1, 4)),
+                        np.zeros((2, 1)), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1.0, False, 0, 2,
+                        measured, _stopped())
+    assert np.all(measured == -7.0)
+
+    repeated = np.zeros(n, dtype=np.int64)  # every document the same: a repeat at row 1
+    assert _ids.first_duplicate_grouped(repeated, np.array([0, n]), 0, 1) == (0, 1)
+    assert _ids.first_duplicate_grouped(repeated, np.array([0, n]), 0, 1, _stopped()) == (-1, -1)
+    assert _ids.run_starts(repeated, _stopped()) is None
+
+    sums = np.zeros(10)
+    _resample.sign_flip_sums(scores, 1, 2, False, 0, 10, sums, np.empty(128 * 256), _stopped())
+    _resample.bootstrap_sums(scores, 1, 2, 0, 10, sums, _stopped())
+    assert not sums.any()
+
+
+def test_text_kernels_return_at_once_when_stopped():
+    text = b"q1 Q0 d1 1 0.5 r\nq1 Q0 d1 2 0.4 r\n" * 1000  # a repeated document
+    data = np.frombuffer(b"abcabd", dtype=np.uint8)
+    offsets = np.array([0, 3, 6], dtype=np.int64)
+    assert _text.parse_lines(text, True, _stopped()) is None
+    assert _text.intern(data, offsets, stop=_stopped()) is None
+    assert _text.lookup(data, offsets, data, offsets, stop=_stopped()) is None
+    assert _text.byte_ranks(data, offsets, _stopped()) is None
+    codes = np.zeros(2000, dtype=np.int64)
+    assert _text.first_duplicate(codes, codes, 1, 1) == (0, 1)
+    assert _text.first_duplicate(codes, codes, 1, 1, _stopped()) == (-1, -1)
+    bad = np.frombuffer(b"\xff", dtype=np.uint8)
+    assert _text.first_invalid_utf8(bad, np.array([0, 1]), _stopped()) == -1
+
+
+def test_a_kernel_stops_in_the_middle_of_one_huge_query():
+    # ERR's expectation over one tie group of n tracked items is quadratic in n: about a
+    # minute here for n = 200,000, unless the flag stops it.
+    n = 200_000
+    stop = np.zeros(24, dtype=np.uint8)
+    timer = threading.Timer(0.3, stop.__setitem__, (0, 1))
+    start = time.monotonic()
+    timer.start()
+    _listwise.evaluate_range(np.array([0, n], dtype=np.int64), np.zeros(n), np.ones(n, dtype=np.int8),
+                             np.empty(0, dtype=np.int64), False, np.array([_listwise.Metric.ERR], dtype=np.int32),
+                             np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8), np.zeros(1), 0, 1.0, 1.0,
+                             0, 0, 1, np.empty((1, 1)), np.empty(1, dtype=np.int64), stop)
+    timer.join()
+    assert time.monotonic() - start < 10
+
+
+# ---------------------------------------------------------------------------- call sites
+
+_KERNELS = {
+    "rankwise.evaluate": ["evaluate_range"],
+    "rankwise.ranks": ["count_dense", "count_ragged"],
+    "rankwise.trec": ["judge", "rank_judged", "rank_relevance", "judgement_counts", "ideal_dcg", "trec_measures",
+                      "first_duplicate"],
+    "rankwise._trec_ids": ["first_duplicate_grouped", "run_starts"],
+    "rankwise.stats": ["sign_flip_sums", "bootstrap_sums"],
+}
+_TEXT_KERNELS = ["intern", "lookup", "byte_ranks", "first_invalid_utf8", "parse_lines", "first_duplicate"]
+
+
+class _TextSpy:
+    def __init__(self, spy):
+        self._spy = spy
+
+    def __getattr__(self, name):
+        func = getattr(_text, name)
+        return self._spy(f"_text.{name}", func) if name in _TEXT_KERNELS else func
+
+
+def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
+    """Each long kernel, called through the public API, receives the runner's flag."""
+    calls = {}
+
+    def spy(name, func):
+        def wrapped(*args, **kwargs):
+            flag = kwargs["stop"] if "stop" in kwargs else args[-1]
+            assert isinstance(flag, np.ndarray) and flag.dtype == np.uint8 and flag.shape == (24,), name
+            calls[name] = calls.get(name, 0) + 1
+            return func(*args, **kwargs)
+        return wrapped
+
+    for module_name, names in _KERNELS.items():
+        module = importlib.import_module(module_name)
+        for name in names:
+            monkeypatch.setattr(module, name, spy(f"{module_name}.{name}", getattr(module, name)))
+    monkeypatch.setattr(importlib.import_module("rankwise._trec_io"), "_text", _TextSpy(spy))
+
+    y, s = rng.integers(0, 3, (20, 50)), rng.random((20, 50))
+    rw.evaluate(y, s, ["MAP", "nDCG@10"])
+    rw.rank_positive(rng.random(20), rng.random((20, 30)))
+    rw.rank_positive(rng.random(2), rng.random(30), indptr=[0, 10, 30])
+    qrels, run = importlib.import_module("rankwise.trec").read_example()
+    for ties in ("trec", "expected"):
+        rw.trec_eval(qrels, run, ["map", "ndcg", "P.5"], ties=ties)
+    qrels.write(tmp_path / "q.txt")
+    rw.Qrels.read(tmp_path / "q.txt")
+    rw.Qrels.from_dict({"q1": {"d1": 1}})
+    ints = rw.Run.from_arrays(np.array([1, 1, 2]), np.array([10, 11, 10]), np.array([0.5, 0.2, 0.9]))
+    rw.trec_eval(rw.Qrels.from_dict({"1": {"10": 1}, "2": {"10": 0}}), ints, ["map"], ties="expected")
+    rw.Run.from_arrays(np.array(["1", "1"]), np.array(["a", "b"]), np.array([0.5, 0.2]))
+    a, b = rng.random(30), rng.random(30)
+    rw.compare(a, b, "randomization", n_resamples=100, seed=1)
+    rw.compare(a, b, "bootstrap", n_resamples=100, seed=1)
+    expected = {f"{m}.{n}" for m, names in _KERNELS.items() for n in names} | {f"_text.{n}" for n in _TEXT_KERNELS}
+    assert set(calls) == expected
+
+
+# ---------------------------------------------------------------------------- Ctrl-C in a process
+
+_CHILD = textwrap.dedent("""
+    import json, resource, sys, threading, time
+    import numpy as np
+    import rankwise as rw
+
+    def cpu():
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    case = sys.argv[1]
+    if case == "one-query":
+        # One query whose ERR expectation over a tie group of 200,000 items takes about a minute.
+        n = 200_000
+        work = lambda: rw.evaluate(np.ones(n, dtype=np.int8), np.zeros(n), ["ERR"])
+    elif case == "many-queries":
+        # 64 such queries of 40,000 items, a few seconds each, on two threads.
+        n = 40_000
+        work = lambda: rw.evaluate(np.ones((64, n), dtype=np.int8), np.zeros((64, n)), ["ERR"], n_threads=2)
+    else:
+        # 2 million bootstrap resamples of 10,000 differences: about 35 s on two threads.
+        rng = np.random.default_rng(0)
+        a, b = rng.random(10_000), rng.random(10_000)
+        work = lambda: rw.compare(a, b, "bootstrap", n_resamples=2_000_000, seed=0, n_threads=2)
+    print("READY", flush=True)
+    start = time.monotonic()
+    try:
+        work()
+        print(json.dumps({"finished": time.monotonic() - start}), flush=True)
+    except KeyboardInterrupt:
+        caught, used = time.monotonic(), cpu()
+        time.sleep(0.5)
+        idle_cpu = cpu() - used
+        threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+        value = rw.evaluate([[1, 0, 1, 0]], [[0.4, 0.3, 0.2, 0.1]], ["MAP", "ERR"], n_threads=2).mean()
+        print(json.dumps({"after": caught - start, "idle_cpu": idle_cpu, "threads": threads, "value": value}),
+              flush=True)
+""")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+@pytest.mark.parametrize("case", ["one-query", "many-queries", "bootstrap"])
+def test_ctrl_c_in_a_process(case):
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, case], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "READY"
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    report = json.loads(out.strip().splitlines()[-1])
+    # The work takes over 20 s; Ctrl-C came after 1 s and must be honoured well before.
+    assert "after" in report, report
+    assert report["after"] < 6.0
+    assert report["threads"] == []
+    assert report["idle_cpu"] < 0.25  # nothing keeps computing after the interrupt
+    # MAP: (1 + 2/3) / 2; ERR with labels 1 of grade 1: 1/2 + 1/2 * 1/2 / 3.
+    assert report["value"] == pytest.approx({"MAP": (1 + 2 / 3) / 2, "ERR": 0.5 + 0.25 / 3}, rel=1e-12)
