@@ -1,0 +1,199 @@
+"""Values at the edges of the valid range (issue 21), against the brute-force references
+(tests/reference.py, tests/reference_ranks.py) or a hand computation: the largest
+cutoff, extreme parameters, empty inputs, unusual dtypes and layouts, the largest counts.
+
+Run with -W error::RuntimeWarning: a NumPy warning during a call on valid input is a bug.
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import reference as ref
+
+import rankwise as rw
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+POLICIES = ["expected", "optimistic", "pessimistic", "stable", "trec"]
+BIG = 2**63 - 1
+# rankwise name pattern, reference metric
+CUT_METRICS = [("RR@{}", "RR"), ("AP@{}", "AP"), ("P@{}", "P"), ("R@{}", "R"), ("F1@{}", "F1"),
+               ("Hits@{}", "Hits"), ("DCG@{}", "DCG"), ("nDCG@{}", "nDCG"), ("ERR@{}", "ERR"),
+               ("RBP@{}", "RBP")]
+
+
+def ragged_queries(rng, n_queries, max_len):
+    """Lists of every length up to max_len, few distinct scores (ties), graded labels."""
+    lengths = rng.integers(0, max_len + 1, n_queries)
+    lengths[:3] = [0, 1, max_len]
+    n = int(lengths.sum())
+    scores = rng.choice([-np.inf, -1.0, 0.0, 0.5, 1.0, 2.0], n)
+    labels = rng.choice([0, 0, 1, 2, 3], n).astype(np.int64)
+    doc_ids = np.array([f"d{i:03d}" for i in rng.permutation(n)])
+    return np.concatenate([[0], np.cumsum(lengths)]), scores, labels, doc_ids
+
+
+def reference_table(offsets, scores, labels, doc_ids, names, ties, **params):
+    table = []
+    for q in range(offsets.size - 1):
+        rows = slice(offsets[q], offsets[q + 1])
+        table.append([float(ref.metric([float(s) for s in scores[rows]], labels[rows].tolist(), metric, k,
+                                       ties=ties, doc_ids=list(doc_ids[rows]), p=Fraction(4, 5),
+                                       max_grade=int(labels.max()), **params))
+                      for metric, k in names])
+    return np.array(table).reshape(offsets.size - 1, len(names))
+
+
+@pytest.mark.parametrize("ties", POLICIES)
+def test_largest_cutoff_is_the_whole_list(rng, ties):
+    # k = 2**63 - 1 in every metric: k + R, k as a loop bound, k as a float, the kernel's
+    # top-k heap (sized by the longest list, never by k).
+    offsets, scores, labels, doc_ids = ragged_queries(rng, 40, 6)
+    names = [pattern.format(BIG) for pattern, _ in CUT_METRICS]
+    got = rw.evaluate(labels, scores, names, indptr=offsets, ties=ties, doc_ids=doc_ids)
+    want = reference_table(offsets, scores, labels, doc_ids, [(metric, BIG) for _, metric in CUT_METRICS], ties)
+    np.testing.assert_allclose(np.column_stack([got[n] for n in names]), want, rtol=1e-12, atol=0)
+    # Without a cutoff, the metrics that have a value without one are the same numbers.
+    whole = rw.evaluate(labels, scores, ["RR", "AP", "DCG", "nDCG", "ERR", "RBP"], indptr=offsets, ties=ties,
+                        doc_ids=doc_ids)
+    for name in ["RR", "AP", "DCG", "nDCG", "ERR", "RBP"]:
+        np.testing.assert_array_equal(got[f"{name}@{BIG}"], whole[name])
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic", "stable", "trec", "expected"])
+@pytest.mark.parametrize("shift", [-1, 0, 1, 2**40])
+def test_cutoffs_around_the_longest_list(rng, ties, shift):
+    # The top-k path is taken only while the cutoff is below the longest list.
+    max_len = 9 if ties == "expected" else 30
+    offsets, scores, labels, doc_ids = ragged_queries(rng, 30, max_len)
+    if ties == "expected":  # few ties, so that the reference can enumerate the orderings
+        scores = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5], scores.size)
+    k = max_len + shift
+    names = [pattern.format(k) for pattern, _ in CUT_METRICS]
+    got = rw.evaluate(labels, scores, names, indptr=offsets, ties=ties, doc_ids=doc_ids)
+    want = reference_table(offsets, scores, labels, doc_ids, [(metric, k) for _, metric in CUT_METRICS], ties)
+    np.testing.assert_allclose(np.column_stack([got[n] for n in names]), want, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("func, kwargs", [(rw.precision, {}), (rw.recall, {}), (rw.hit_rate, {}),
+                                          (rw.reciprocal_rank, {}), (rw.ndcg, {}), (rw.err, {}),
+                                          (rw.rbp, {}), (rw.average_precision, {}), (rw.dcg, {})])
+def test_largest_cutoff_in_the_per_metric_functions(func, kwargs):
+    labels, scores = [[0, 1, 2], [1, 0, 0]], [[0.3, 0.2, 0.1], [0.5, 0.4, 0.4]]
+    got = func(labels, scores, k=np.int64(BIG), per_query=True)
+    if func is rw.precision:
+        want = [2 / BIG, 1 / BIG]
+    else:
+        name = {rw.recall: "R", rw.hit_rate: "Hits", rw.reciprocal_rank: "RR", rw.ndcg: "nDCG", rw.err: "ERR",
+                rw.rbp: "RBP", rw.average_precision: "AP", rw.dcg: "DCG"}[func]
+        # A cutoff beyond the list is the whole list: the list's own length.
+        want = [float(ref.metric(s, t, name, len(s), ties="expected", p=Fraction(4, 5), max_grade=2))
+                for t, s in zip(labels, scores, strict=True)]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_exponential_gain_of_small_labels_without_cancellation():
+    # 2**label - 1 computed as exp2(label) - 1 was 0 for label 1e-17: nDCG 0 instead of 1/log2(3).
+    assert rw.ndcg([[1e-17, 0.0]], [[0.1, 0.2]], gain="exponential") == pytest.approx(1 / math.log2(3),
+                                                                                         rel=1e-15)
+    for label in [1e-300, 1e-17, 1e-10, 0.5, 0.999]:
+        want = math.expm1(label * math.log(2))  # 2**label - 1, by hand
+        assert rw.dcg([[label, 0.0]], [[0.2, 0.1]], gain="exponential") == pytest.approx(want, rel=1e-15)
+        assert rw.dcg([[0.0, label]], [[0.2, 0.1]], gain="exponential", ties="expected") == pytest.approx(
+            want / math.log2(3), rel=1e-15)
+
+
+@pytest.mark.parametrize("p", [1e-320, 5e-324, 1e-300, 0.5, 1 - 2**-53])
+@pytest.mark.parametrize("ties", ["expected", "optimistic", "stable"])
+def test_rbp_at_extreme_persistence(p, ties):
+    labels = [[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 0, 1]]
+    scores = [[0.4, 0.3, 0.3, 0.1], [0.9, 0.8, 0.7, 0.7], [0.5, 0.5, 0.5, 0.5]]
+    got = rw.rbp(labels, scores, p=p, ties=ties, per_query=True)
+    want = [float(ref.metric(s, t, "RBP", None, ties=ties, p=p)) for t, s in zip(labels, scores, strict=True)]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-320)
+    by_name = rw.evaluate(labels, scores, [f"RBP(p={p!r})"], ties=ties)
+    np.testing.assert_array_equal(by_name[f"RBP(p={p!r})"], got)
+
+
+def test_relevance_level_at_the_ends_of_float64():
+    labels = np.array([[0.0, 5e-324, 1e-320], [0.0, 0.0, 0.0], [2.0, 1e308, 0.0]])
+    scores = np.array([[0.3, 0.2, 0.1], [0.3, 0.2, 0.1], [0.1, 0.3, 0.2]])
+    for level in [5e-324, 1e-320, 1.0, 1e308, np.finfo(np.float64).max]:
+        res = rw.evaluate(labels, scores, ["MRR", "MAP", "P@2"], relevance_level=level)
+        for name, metric, k in [("MRR", "RR", None), ("MAP", "AP", None), ("P@2", "P", 2)]:
+            want = [float(ref.metric(s, t, metric, k, ties="expected", level=level))
+                    for t, s in zip(labels.tolist(), scores.tolist(), strict=True)]
+            np.testing.assert_allclose(res[name], want, rtol=1e-15)
+        np.testing.assert_array_equal(res.n_relevant, (labels >= level).sum(axis=1))
+
+
+def test_max_grade_at_the_ends_of_float64():
+    labels, scores = [[2, 0, 1]], [[0.9, 0.8, 0.7]]
+    assert rw.err(labels, scores, max_grade=1e308) == 0.0  # (2**g - 1) / 2**1e308 underflows to 0
+    want = float(ref.metric([0.9, 0.8, 0.7], [2, 0, 1], "ERR", None, ties="expected", max_grade=1030))
+    assert rw.err(labels, scores, max_grade=1030) == pytest.approx(want, rel=1e-12)
+    assert rw.err([[0.0, 0.0]], [[0.2, 0.1]], max_grade=5e-324) == 0.0
+
+
+@pytest.mark.parametrize("y_true, y_score, kwargs, n_queries", [
+    (np.zeros((0, 3)), np.zeros((0, 3)), {}, 0),
+    (np.zeros((0, 0)), np.zeros((0, 0)), {}, 0),
+    (np.zeros((3, 0)), np.zeros((3, 0)), {}, 3),
+    (np.zeros((2, 0)), np.zeros(0), {}, 2),           # one empty ranking, two topics
+    (np.zeros((0, 4)), np.zeros(4), {}, 0),           # one ranking, no topic
+    ([], [], {}, 1),                                  # one empty list
+    ([], [], {"indptr": [0]}, 0),
+    ([], [], {"indptr": [0, 0, 0]}, 2),
+    ([], [], {"qid": []}, 0),
+])
+def test_empty_inputs(y_true, y_score, kwargs, n_queries):
+    names = ["MRR", "MAP", "nDCG@3", "P@2", "R@2", "Rprec", "ERR", "RBP", "F1@2", "Hits@1", "DCG"]
+    res = rw.evaluate(y_true, y_score, names, **kwargs)
+    assert res.n_queries == n_queries
+    for name in names:
+        # An empty list scores 0 for every metric (reference.py on an empty ranking).
+        np.testing.assert_array_equal(res[name], np.zeros(n_queries))
+    mean = res.mean()
+    assert all(math.isnan(v) for v in mean.values()) if n_queries == 0 else mean == dict.fromkeys(names, 0.0)
+    assert rw.ndcg(y_true, y_score, per_query=True, **kwargs).shape == (n_queries,)
+
+
+@pytest.mark.parametrize("variant", ["float16", "big-endian", "fortran", "strided", "read-only", "uint64",
+                                     "int8-labels", "bool-labels", "masked-nothing", "uint64-indptr"])
+def test_dtypes_and_layouts_against_the_reference(rng, variant):
+    y_true = rng.integers(0, 3, (15, 8))
+    y_score = rng.choice([0.0, 0.25, 0.5, 1.0, 2.0], (15, 8))
+    names = ["MRR", "MAP", "nDCG@3", "P@2", "ERR@4", "RBP"]
+    labels, scores, kwargs = y_true, y_score, {}
+    if variant == "float16":
+        labels, scores = y_true.astype(np.float16), y_score.astype(np.float16)
+    elif variant == "big-endian":
+        labels, scores = y_true.astype(">i8"), y_score.astype(">f8")
+    elif variant == "fortran":
+        labels, scores = np.asfortranarray(y_true), np.asfortranarray(y_score)
+    elif variant == "strided":
+        labels, scores = np.repeat(y_true, 2, axis=1)[:, ::2], np.repeat(y_score, 2, axis=1)[:, ::2]
+    elif variant == "read-only":
+        labels, scores = y_true.copy(), y_score.copy()
+        labels.flags.writeable = scores.flags.writeable = False
+    elif variant == "uint64":
+        labels, scores = y_true.astype(np.uint64), (y_score * 4).astype(np.uint64)
+    elif variant == "int8-labels":
+        labels = y_true.astype(np.int8)
+    elif variant == "bool-labels":
+        labels = y_true > 1
+    elif variant == "masked-nothing":
+        labels, scores = np.ma.array(y_true), np.ma.array(y_score, mask=np.zeros_like(y_score, bool))
+    elif variant == "uint64-indptr":
+        labels, scores = y_true.ravel(), y_score.ravel()
+        kwargs = {"indptr": np.arange(0, 121, 8, dtype=np.uint64)}
+    res = rw.evaluate(labels, scores, names, **kwargs)
+    plain_labels = np.asarray(labels).reshape(15, 8).astype(np.int64)
+    plain_scores = np.asarray(scores).reshape(15, 8).astype(np.float64)
+    for name, metric, k in [("MRR", "RR", None), ("MAP", "AP", None), ("nDCG@3", "nDCG", 3), ("P@2", "P", 2),
+                            ("ERR@4", "ERR", 4), ("RBP", "RBP", None)]:
+        want = [float(ref.metric(s.tolist(), t.tolist(), metric, k, ties="expected", p=Fraction(4, 5),
+                                 max_grade=int(plain_labels.max())))
+                for t, s in zip(plain_labels, plain_scores, strict=True)]
+        np.testing.assert_allclose(res[name], want, rtol=1e-12)
