@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import reference as ref
+import reference_ranks as rref
 
 import rankwise as rw
 
@@ -197,3 +198,163 @@ def test_dtypes_and_layouts_against_the_reference(rng, variant):
                                  max_grade=int(plain_labels.max())))
                 for t, s in zip(plain_labels, plain_scores, strict=True)]
         np.testing.assert_allclose(res[name], want, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Ranks: counts up to 2**52, unsigned counts, the streaming builder
+# ---------------------------------------------------------------------------
+
+TOP = 2**52
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int64, np.float16,
+                                   np.float32, np.longdouble])
+def test_counts_of_any_integer_or_whole_float_dtype(dtype):
+    ranks = rw.Ranks(np.array([0, 2, 1], dtype=dtype), np.array([0, 1, 0], dtype=dtype),
+                     np.array([5, 5, 4], dtype=dtype))
+    np.testing.assert_array_equal(ranks.pessimistic, [1, 4, 2])
+    assert ranks.greater.dtype == ranks.n_candidates.dtype == np.int64
+    from_ranks = rw.Ranks.from_ranks(np.array([3, 1], dtype=dtype), np.array([3, 7], dtype=dtype))
+    np.testing.assert_array_equal(from_ranks.optimistic, [3, 1])
+
+
+def test_largest_counts_are_exact():
+    ranks = rw.Ranks([TOP - 2, 0, TOP - 1], [1, TOP - 1, 0], [TOP, TOP, TOP])
+    np.testing.assert_array_equal(ranks.pessimistic, [TOP, TOP, TOP])
+    np.testing.assert_array_equal(ranks.realistic, [TOP - 0.5, TOP / 2 + 0.5, TOP])
+    assert rw.Ranks.from_ranks(np.array([TOP], dtype=np.uint64)).optimistic.tolist() == [TOP]
+
+
+@pytest.mark.parametrize("ties", ["expected", "realistic", "optimistic", "pessimistic"])
+def test_metrics_of_the_largest_ranks_against_the_reference(ties):
+    greater, equal, c = [TOP - 2, 0, TOP - 1, 5], [1, TOP - 1, 0, 2], [TOP, TOP, TOP, 10]
+    if ties == "expected":  # the reference enumerates the positions of a tie
+        greater[1], equal[1] = TOP - 7, 6
+    ranks = rw.Ranks(greater, equal, c)
+    names = ["MR", "MRR", f"Hits@{TOP - 1}", f"Hits@{TOP}", "Hits@6", f"Hits@{BIG}"]
+    if ties != "expected":
+        names += ["GMR", "median_rank"]
+    got = rw.rank_metrics(ranks, names, ties=ties)
+    for name in names:
+        want = rref.reference_metric(name, greater, equal, c, ties=ties)
+        assert got[name] == pytest.approx(float(want), rel=1e-14), name
+    # Chance against C = 2**52, by the closed forms in exact arithmetic.
+    chance = rw.rank_metrics(ranks, ["E[MR]", "V[MR]", "E[Hits@1000]", "V[Hits@1000]"], ties=ties)
+    e_mr = sum(Fraction(x + 1, 2) for x in c) / 4
+    v_mr = sum(Fraction(x * x - 1, 12) for x in c) / 16
+    hit = [min(Fraction(1000, x), 1) for x in c]
+    assert chance["E[MR]"] == pytest.approx(float(e_mr), rel=1e-15)
+    assert chance["V[MR]"] == pytest.approx(float(v_mr), rel=1e-15)
+    assert chance["E[Hits@1000]"] == pytest.approx(float(sum(hit) / 4), rel=1e-15)
+    assert chance["V[Hits@1000]"] == pytest.approx(float(sum(h * (1 - h) for h in hit) / 16), rel=1e-15)
+
+
+def test_largest_cutoff_in_rank_metrics():
+    ranks = rw.Ranks([0, 3, TOP - 1], [2, 0, 0], [5, 10, TOP])
+    for ties in ["expected", "realistic", "optimistic", "pessimistic"]:
+        assert rw.rank_metrics(ranks, [f"Hits@{BIG}", f"hits_at_{BIG}"], ties=ties) == {
+            f"Hits@{BIG}": 1.0, f"hits_at_{BIG}": 1.0}
+    assert rw.rank_metrics(ranks, [f"E[Hits@{BIG}]"])[f"E[Hits@{BIG}]"] == 1.0
+
+
+def test_chance_metrics_without_chance_are_nan_without_a_warning():
+    # Every query has one candidate: E[M] = 1 and V[M] = 0, so adjusted indices and
+    # z-scores are undefined (reference_ranks gives None), documented as NaN.
+    ranks = rw.Ranks.from_ranks([1, 1], n_candidates=[1, 1])
+    names = ["AMRI", "AMRR", "AHits@1", "AGMRI", "zMR", "zMRR", "zHits@1", "zGMR"]
+    got = rw.rank_metrics(ranks, names, ties="realistic")
+    for name in names:
+        assert rref.reference_metric(name, [0, 0], [0, 0], [1, 1], ties="realistic") is None
+        assert math.isnan(got[name]), name
+    assert rw.rank_metrics(ranks, ["AMR", "V[MR]"], ties="realistic") == {"AMR": 1.0, "V[MR]": 0.0}
+
+
+@pytest.mark.parametrize("scale", [2.0**1000, 2.0**-1070, 1e308 / 3])
+def test_weights_at_the_ends_of_float64(scale):
+    # Only the ratios of the weights matter: huge ones (whose sum overflowed) and subnormal
+    # ones (whose halves and sums rounded) give the same values as moderate ones.
+    greater, equal, c = [0, 2, 5, 1], [1, 0, 2, 0], [4, 6, 12, 3]
+    ranks = rw.Ranks(greater, equal, c)
+    weights = np.array([1.0, 2.0, 1.0, 0.0])
+    names = ["MR", "MRR", "Hits@2", "GMR", "median_rank", "rank_var", "AMRI", "zMRR", "E[GMR]", "V[MRR]"]
+    plain = rw.rank_metrics(ranks, names, ties="realistic", weights=weights)
+    scaled = rw.rank_metrics(ranks, names, ties="realistic", weights=weights * scale)
+    for name in names:
+        assert scaled[name] == pytest.approx(plain[name], rel=1e-13), name
+        want = rref.reference_metric(name, greater, equal, c, ties="realistic", weights=weights.tolist())
+        assert plain[name] == pytest.approx(float(want), rel=1e-12), name
+
+
+def test_equal_subnormal_weights_give_the_unweighted_median():
+    ranks = rw.Ranks.from_ranks([1, 2, 3])
+    assert rw.rank_metrics(ranks, ["median_rank"], ties="realistic", weights=[5e-324] * 3) == {"median_rank": 2.0}
+
+
+def test_rank_builder_after_a_failed_update(rng):
+    scores = np.round(rng.normal(size=(6, 12)), 1)
+    true_index = rng.integers(0, 12, 6)
+    pos = scores[np.arange(6), true_index]
+    builder = rw.RankBuilder(pos, true_index=true_index)
+    builder.update(scores[:, :5], start=0)
+    nan_chunk = scores[:, 5:].copy()
+    nan_chunk[2, 1] = np.nan
+    for bad, exc in [(dict(start=1.9), TypeError), (dict(start=-5), ValueError), (dict(start=[5, 5]), ValueError),
+                     (dict(start=np.uint64(2**64 - 1)), ValueError), (dict(start=TOP - 3), ValueError)]:
+        with pytest.raises(exc, match="start"):
+            builder.update(scores[:, 5:], **bad)
+    with pytest.raises(ValueError, match="NaN"):
+        builder.update(nan_chunk, start=5)
+    builder.update(scores[:, 5:], start=np.full(6, 5, dtype=np.uint64))
+    want = [ref_col for ref_col in zip(*[rref.count_ranks_with_true_column(row.tolist(), int(t))
+                                          for row, t in zip(scores, true_index, strict=True)], strict=True)]
+    got = builder.ranks()
+    assert [got.greater.tolist(), got.equal.tolist(), got.n_candidates.tolist()] == [list(w) for w in want]
+
+
+def test_unsigned_true_index_and_indptr(rng):
+    scores = np.round(rng.normal(size=(5, 7)), 1)
+    true_index = rng.integers(0, 7, 5)
+    signed = rw.rank_positive(scores=scores, true_index=true_index)
+    unsigned = rw.rank_positive(scores=scores, true_index=true_index.astype(np.uint64))
+    flat = rw.rank_positive(scores=scores.ravel(), true_index=true_index.astype(np.uint64),
+                            indptr=np.arange(0, 36, 7, dtype=np.uint64))
+    for ranks in (unsigned, flat):
+        np.testing.assert_array_equal(ranks.greater, signed.greater)
+        np.testing.assert_array_equal(ranks.equal, signed.equal)
+        np.testing.assert_array_equal(ranks.n_candidates, signed.n_candidates)
+
+
+@pytest.mark.parametrize("variant", ["float16", "big-endian", "strided", "read-only", "uint64", "masked-nothing"])
+def test_rank_positive_dtypes_and_layouts_against_the_reference(rng, variant):
+    neg = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0], (6, 9))
+    pos = rng.choice([0.0, 0.5, 1.0, 2.0], 6)
+    n, p = neg, pos
+    if variant == "float16":
+        n, p = neg.astype(np.float16), pos.astype(np.float16)
+    elif variant == "big-endian":
+        n, p = neg.astype(">f4"), pos.astype(">f8")
+    elif variant == "strided":
+        n = np.repeat(neg, 3, axis=1)[:, ::3]
+    elif variant == "read-only":
+        n, p = neg.copy(), pos.copy()
+        n.flags.writeable = p.flags.writeable = False
+    elif variant == "uint64":
+        n, p = (neg * 2).astype(np.uint64), (pos * 2).astype(np.uint64)
+    elif variant == "masked-nothing":
+        n = np.ma.array(neg)
+    ranks = rw.rank_positive(p, n)
+    plain_p, plain_n = np.asarray(p, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    want = [rref.count_ranks(float(a), row.tolist()) for a, row in zip(plain_p, plain_n, strict=True)]
+    assert [list(r) for r in zip(ranks.greater, ranks.equal, ranks.n_candidates, strict=True)] == \
+        [list(w) for w in want]
+
+
+def test_ranks_indexing_and_iteration():
+    ranks = rw.Ranks([0, 1, 2], [1, 0, 0], [3, 3, 4])
+    assert [r.greater.tolist() for r in ranks] == [[0], [1], [2]]  # iteration stops at IndexError
+    assert ranks[np.uint64(2)].greater.tolist() == [2]
+    assert ranks[np.array([2, 0], dtype=np.uint8)].greater.tolist() == [2, 0]
+    assert ranks[-3].greater.tolist() == [0]
+    assert len(ranks[[]]) == 0
+    assert ranks[np.array([True, False, True])].greater.tolist() == [0, 2]
+    assert rw.Ranks.concatenate(r for r in [ranks, ranks[1:]]).greater.tolist() == [0, 1, 2, 1, 2]
