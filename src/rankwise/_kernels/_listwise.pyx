@@ -666,9 +666,9 @@ for _i in range(N_GAIN):
 cdef inline double exponential_gain(double label) noexcept nogil:
     """2^label - 1 (label >= 0); below 1 without the cancellation of exp2(label) - 1."""
     cdef int g = <int> label if label < N_GAIN else N_GAIN
-    if label < 1.0:
-        return expm1(label * M_LN2)
-    return GAIN[g] if g < N_GAIN and g == label else exp2(label) - 1.0
+    if g < N_GAIN and g == label:
+        return GAIN[g]
+    return expm1(label * M_LN2) if label < 1.0 else exp2(label) - 1.0
 
 
 cdef inline double log2_next(int64_t pos) noexcept nogil:
