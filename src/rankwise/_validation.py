@@ -58,14 +58,14 @@ def check_choice(value, name: str, choices) -> str:
 
     TypeError for a value that is not a string at all (None, a number, bytes).
     """
+    if isinstance(value, str) and value in choices:
+        return str(value)
     allowed = ", ".join(map(repr, choices))
     if not isinstance(value, str):
         raise TypeError(f"{name} must be one of {allowed} (a string), got {value!r}")
-    if value not in choices:
-        close = difflib.get_close_matches(value, list(choices), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}{hint}")
-    return str(value)
+    close = difflib.get_close_matches(value, list(choices), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"{name} must be one of {allowed}, got {value!r}{hint}")
 
 
 def check_flag(value, name: str) -> bool:
@@ -83,7 +83,7 @@ def as_array(values, name: str, ragged: str | None = None) -> np.ndarray:
     lists of different lengths get an error naming the argument, and ``ragged`` says
     how to pass them instead.
     """
-    if isinstance(values, np.ma.MaskedArray):
+    if type(values) is not np.ndarray and isinstance(values, np.ma.MaskedArray):
         if np.ma.is_masked(values):
             raise ValueError(f"{name} is a masked array with masked entries, which rankwise would read "
                              f"as ordinary values; drop them or pass {name}.filled(value)")

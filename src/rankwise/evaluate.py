@@ -79,7 +79,7 @@ def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_le
     # Every metric stops at a cutoff: the kernel tracks only items that can reach it. A
     # cutoff no list is longer than cuts nothing (and must not size the kernel's heap).
     top_k = int(cutoffs.max()) if all(s.k is not None for s in unique) else 0
-    if top_k and top_k >= (int(np.diff(batch.indptr).max()) if n_queries else 0):
+    if top_k and top_k >= (int((batch.indptr[1:] - batch.indptr[:-1]).max()) if n_queries else 0):
         top_k = 0
     values = np.empty((n_queries, len(unique)), dtype=np.float64)
     n_relevant = np.empty(n_queries, dtype=np.int64)

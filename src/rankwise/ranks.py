@@ -54,12 +54,11 @@ def _as_counts(values, name: str, minimum: int, maximum: int = MAX_COUNT) -> np.
     elif arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
     # Compared with Python ints, which NumPy does exactly for every integer dtype.
-    low, high = arr < minimum, arr > maximum
-    if low.any():
-        first = int(np.flatnonzero(low)[0])
+    if arr.size and arr.min() < minimum:
+        first = int(np.flatnonzero(arr < minimum)[0])
         raise ValueError(f"{name} must be >= {minimum}; found {arr[first].item()} at position {first}")
-    if high.any():
-        first = int(np.flatnonzero(high)[0])
+    if arr.size and arr.max() > maximum:
+        first = int(np.flatnonzero(arr > maximum)[0])
         raise ValueError(f"{name} must be at most {_MAX_TEXT} (counts and ranks stay exact in float64); "
                          f"found {arr[first].item()} at position {first}")
     return arr.astype(np.int64)
@@ -138,6 +137,19 @@ class Ranks:
                 raise ValueError(f"n_candidates[{i}] = {c[i]} is below the pessimistic rank "
                                  f"{pessimistic[i]} of that query")
             self._n_candidates = _read_only(c)
+
+    @classmethod
+    def _from_counts(cls, greater: np.ndarray, equal: np.ndarray, n_candidates: np.ndarray) -> Ranks:
+        """Ranks of counts made by the kernels, consistent by construction (greater + equal
+        + 1 <= n_candidates): only the bound on n_candidates is checked. Copies the columns."""
+        if n_candidates.size and n_candidates.max() > MAX_COUNT:
+            i = int(np.argmax(n_candidates))
+            raise ValueError(f"query {i} has {n_candidates[i]} candidates, beyond the {_MAX_TEXT} a query "
+                             "can have")
+        ranks = cls.__new__(cls)
+        ranks._greater, ranks._equal, ranks._n_candidates = (
+            _read_only(np.array(column, dtype=np.int64)) for column in (greater, equal, n_candidates))
+        return ranks
 
     @classmethod
     def from_ranks(cls, ranks, n_candidates=None) -> Ranks:
@@ -459,7 +471,7 @@ def _check_nan(counts: np.ndarray, nan: str, name: str) -> None:
 
 def _ranks_from_counts(counts: np.ndarray, nan: str) -> Ranks:
     candidates = counts[:, _NUMBERS if nan == "ignore" else _UNMASKED] + 1
-    return Ranks(counts[:, _GREATER], counts[:, _EQUAL], candidates)
+    return Ranks._from_counts(counts[:, _GREATER], counts[:, _EQUAL], candidates)
 
 
 def rank_positive(pos_score=None, neg_scores=None, mask=None, *, scores=None, true_index=None,
