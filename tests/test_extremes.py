@@ -358,3 +358,31 @@ def test_ranks_indexing_and_iteration():
     assert len(ranks[[]]) == 0
     assert ranks[np.array([True, False, True])].greater.tolist() == [0, 2]
     assert rw.Ranks.concatenate(r for r in [ranks, ranks[1:]]).greater.tolist() == [0, 1, 2, 1, 2]
+
+
+@pytest.mark.parametrize("call, n_queries", [
+    (lambda: rw.rank_positive(np.zeros(0), np.zeros((0, 4))), 0),
+    (lambda: rw.rank_positive(np.zeros(0), np.zeros((0, 0))), 0),
+    (lambda: rw.rank_positive([0.1, 0.2], np.zeros((2, 0))), 2),
+    (lambda: rw.rank_positive([0.1, 0.2], np.zeros(0)), 2),                  # an empty shared pool
+    (lambda: rw.rank_positive(0.5, np.zeros(0)), 1),
+    (lambda: rw.rank_positive(np.zeros(0), np.zeros(0), indptr=[0]), 0),
+    (lambda: rw.rank_positive([0.1, 0.2], np.zeros(0), indptr=[0, 0, 0]), 2),
+    (lambda: rw.rank_positive(scores=np.zeros((0, 4)), true_index=[]), 0),
+    (lambda: rw.rank_positive(scores=np.zeros((0, 4)), true_index=np.zeros(0, np.uint64)), 0),
+    (lambda: rw.RankBuilder(np.zeros(0)).update(np.zeros((0, 3))).ranks(), 0),
+    (lambda: rw.RankBuilder([0.1]).update(np.zeros((1, 0))).ranks(), 1),
+    (lambda: rw.RankBuilder([0.1], true_index=[0]).update(np.zeros((1, 0)), start=0).ranks(), 1),
+])
+def test_no_queries_and_no_candidates(call, n_queries):
+    ranks = call()
+    # No candidate: the true answer alone, rank 1 of C = 1 (reference_ranks on an empty list).
+    assert rref.count_ranks(0.1, []) == (0, 0, 1)
+    assert [ranks.greater.tolist(), ranks.equal.tolist(), ranks.n_candidates.tolist()] == [[0] * n_queries,
+                                                                                          [0] * n_queries,
+                                                                                          [1] * n_queries]
+    if n_queries:
+        assert rw.rank_metrics(ranks, ["MR", "MRR", "Hits@1"]) == {"MR": 1.0, "MRR": 1.0, "Hits@1": 1.0}
+    else:
+        with pytest.raises(ValueError, match="ranks holds no query"):
+            rw.rank_metrics(ranks, ["MR"])
