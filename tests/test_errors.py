@@ -3,6 +3,8 @@
 Every check runs before the kernels but the one for NaN scores, which the kernels make as
 they read the scores.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -180,3 +182,227 @@ def test_negative_integer_labels_found_in_one_pass(dtype):
         y_true[1, 2] = np.iinfo(np.dtype(dtype)).min
         with pytest.raises(ValueError, match=r"finite labels >= 0; found -\d+ at row 1, column 2"):
             rw.evaluate(y_true, S, ["P@2"])
+
+
+# ---------------------------------------------------------------------------
+# Issue 21: hostile values for every parameter of evaluate() and the per-metric
+# functions: a clear exception naming the argument, what was given and what is allowed.
+# ---------------------------------------------------------------------------
+
+PER_METRIC_WITH_K = [rw.reciprocal_rank, rw.average_precision, rw.ndcg, rw.dcg, rw.precision, rw.recall,
+                     rw.hit_rate, rw.err, rw.rbp]
+
+
+@pytest.mark.parametrize("func", PER_METRIC_WITH_K, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("k", [2**63, np.uint64(2**63), 10**30])
+def test_cutoff_beyond_int64_names_k_and_the_range(func, k):
+    with pytest.raises(ValueError, match=rf"{func.__name__}: cutoff k must be an integer from 1 to 2\*\*63 - 1, "
+                                         rf"got {int(k)}"):
+        func(T, S, k=k)
+
+
+@pytest.mark.parametrize("func", PER_METRIC_WITH_K, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("k", [2.0, "3", [3], np.float64(3)])
+def test_cutoff_of_the_wrong_type(func, k):
+    with pytest.raises(TypeError, match=rf"{func.__name__}: cutoff k must be an integer from 1 to 2\*\*63 - 1"):
+        func(T, S, k=k)
+
+
+@pytest.mark.parametrize("name", ["P@9223372036854775808", "Hits@99999999999999999999", "nDCG@1" + "0" * 30,
+                                  "ndcg_cut_99999999999999999999", "P@" + "9" * 5000])
+def test_cutoff_in_a_metric_name_beyond_int64(name):
+    with pytest.raises(ValueError, match=r"cutoff k must be an integer from 1 to 2\*\*63 - 1") as info:
+        rw.evaluate(T, S, [name])
+    assert f"metric {name[:20]}" in str(info.value).replace("'", "")
+
+
+@pytest.mark.parametrize("name", ["P@１０", "P@1e3", "P@1_0", "P@+-3", "P@0x10"])
+def test_cutoff_in_a_metric_name_must_be_ascii_digits(name):
+    with pytest.raises(ValueError, match=rf"metric '{re.escape(name)}': cutoff must be an integer from 1 to 2\*\*63 - 1"):
+        rw.evaluate(T, S, [name])
+
+
+@pytest.mark.parametrize("metrics, exc, match", [
+    (5, TypeError, "metrics must be a metric name or a list of names \\(strings\\), got 5"),
+    (None, TypeError, "metrics must be a metric name or a list of names \\(strings\\), got None"),
+    (b"MRR", TypeError, "metrics must be a metric name or a list of names \\(strings\\), got b'MRR'"),
+    (3.5, TypeError, "metrics must be a metric name"),
+    ([5], TypeError, r"metric names must be strings, got int 5 at metrics\[0\]"),
+    (["MRR", None], TypeError, r"metric names must be strings, got NoneType None at metrics\[1\]"),
+    ([b"MRR"], TypeError, r"metric names must be strings, got bytes b'MRR' at metrics\[0\]"),
+    ([], ValueError, "metrics must name at least one metric, got an empty list"),
+    (iter([]), ValueError, "metrics must name at least one metric"),
+    (np.array([], dtype=str), ValueError, "metrics must name at least one metric"),
+])
+def test_metrics_argument(metrics, exc, match):
+    with pytest.raises(exc, match=match):
+        rw.evaluate(T, S, metrics)
+
+
+@pytest.mark.parametrize("metrics", [(m for m in ["MRR", "P@2"]), np.array(["MRR", "P@2"]), ("MRR", "P@2"),
+                                     {"MRR": 0, "P@2": 1}])
+def test_metrics_as_any_iterable_of_names(metrics):
+    mean = rw.evaluate(T, S, metrics).mean()
+    assert mean == {"MRR": 0.75, "P@2": 0.5}
+    assert all(type(name) is str for name in mean)
+
+
+def test_metrics_as_a_0d_array_is_one_name():
+    assert rw.evaluate(T, S, np.array("MRR")).mean() == {"MRR": 0.75}
+
+
+@pytest.mark.parametrize("p, exc", [("0.5", TypeError), (None, TypeError), (True, TypeError),
+                                    (np.array([0.5]), TypeError), (np.nan, ValueError), (np.inf, ValueError),
+                                    (1, ValueError), (0, ValueError), (-0.5, ValueError), (10**400, ValueError),
+                                    (-10**400, ValueError)])
+def test_rbp_persistence(p, exc):
+    with pytest.raises(exc, match=r"rbp: RBP persistence p must be (a number )?in \(0, 1\), got"):
+        rw.rbp(T, S, p=p)
+
+
+@pytest.mark.parametrize("name", ["RBP(p=nan)", "RBP(p=1)", "RBP(p=0)", "RBP(p=inf)", "RBP(p=-0.5)", "RBP(p=1e400)"])
+def test_rbp_persistence_in_a_metric_name(name):
+    with pytest.raises(ValueError, match=rf"metric '{re.escape(name)}': RBP persistence p must be in \(0, 1\)"):
+        rw.evaluate(T, S, [name])
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: rw.rbp(T, S, graded="no"), "rbp: graded must be True or False, got 'no'"),
+    (lambda: rw.rbp(T, S, graded=1), "rbp: graded must be True or False, got 1"),
+    (lambda: rw.reciprocal_rank(T, S, per_query="no"), "per_query must be True or False, got 'no'"),
+    (lambda: rw.ndcg(T, S, per_query=None), "per_query must be True or False, got None"),
+    (lambda: rw.ndcg(T, S, gain=None), "ndcg: gain must be 'linear' or 'exponential', got None"),
+    (lambda: rw.dcg(T, S, gain=b"linear"), "dcg: gain must be 'linear' or 'exponential', got b'linear'"),
+    (lambda: rw.evaluate(T, S, ["nDCG"], gain=None), "gain must be one of 'linear', 'exponential' \\(a string\\)"),
+    (lambda: rw.evaluate(T, S, ["MRR"], empty=1), "empty must be one of 'zero', 'skip', 'error' \\(a string\\)"),
+    (lambda: rw.evaluate(T, S, ["MRR"], nan=np.nan), "nan must be one of 'raise', 'last' \\(a string\\)"),
+    (lambda: rw.evaluate(T, S, ["MRR"], ties=None), "ties must be one of .* \\(a string\\), got None"),
+    (lambda: rw.evaluate(T, S, ["MRR"], ties=b"stable"), "ties must be one of .* \\(a string\\), got b'stable'"),
+])
+def test_flags_and_choices_of_the_wrong_type(call, match):
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("level, exc", [(np.inf, ValueError), (np.nan, ValueError), (-np.inf, ValueError),
+                                        (0.0, ValueError), (-5e-324, ValueError), (10**400, ValueError),
+                                        (np.longdouble("1e400"), ValueError), ("1", TypeError), (True, TypeError),
+                                        (np.True_, TypeError), (None, TypeError), ([1], TypeError)])
+def test_relevance_level(level, exc):
+    match = "relevance_level must be a finite number > 0" if exc is ValueError else "relevance_level must be a number"
+    with pytest.raises(exc, match=match):
+        rw.evaluate(T, S, ["MRR"], relevance_level=level)
+
+
+@pytest.mark.parametrize("max_grade, exc", [(np.inf, ValueError), (np.nan, ValueError), (0, ValueError),
+                                            (10**400, ValueError), ("2", TypeError), (True, TypeError)])
+def test_max_grade(max_grade, exc):
+    match = "max_grade must be a finite number > 0" if exc is ValueError else "max_grade must be a number"
+    with pytest.raises(exc, match=match):
+        rw.err(T, S, max_grade=max_grade)
+
+
+@pytest.mark.parametrize("n_threads, exc, match", [
+    (2**63, ValueError, r"n_threads must be a non-zero integer from -2\*\*63 to 2\*\*63 - 1 .*got 9223372036854775808"),
+    (-(2**63) - 1, ValueError, r"n_threads must be a non-zero integer from -2\*\*63 to 2\*\*63 - 1"),
+    (np.uint64(2**63), ValueError, r"n_threads must be a non-zero integer"),
+    (True, TypeError, "n_threads must be an integer or None, got True"),
+    (1.0, TypeError, "n_threads must be an integer or None, got 1.0"),
+    ("2", TypeError, "n_threads must be an integer or None"),
+])
+def test_n_threads(n_threads, exc, match):
+    with pytest.raises(exc, match=match):
+        rw.evaluate(T, S, ["MRR"], n_threads=n_threads)
+
+
+@pytest.mark.parametrize("n_threads", [2**63 - 1, -(2**63), -1000, np.int64(-(2**63)), 10**6])
+def test_extreme_thread_counts_are_valid(n_threads):
+    # Counting back stops at one thread; no more threads start than there are chunks.
+    assert rw.evaluate(T, S, ["MRR", "nDCG"], n_threads=n_threads).mean() == \
+        rw.evaluate(T, S, ["MRR", "nDCG"], n_threads=1).mean()
+
+
+@pytest.mark.parametrize("y_true, y_score, name", [
+    ([[1, 0], [1]], [[0.2, 0.1], [0.3, 0.4]], "y_true"),
+    ([[1, 0], [1, 0]], [[0.2, 0.1], [0.3]], "y_score"),
+    ([[1, 0], 1], [[0.2, 0.1], 0.3], "y_score"),
+])
+def test_ragged_lists_say_how_to_pass_lists_of_different_lengths(y_true, y_score, name):
+    with pytest.raises(ValueError, match=rf"{name} holds sequences of different lengths, which do not form one "
+                                         r"array; pass every query's items flattened into one 1-D array, "
+                                         r"with indptr= .* or qid= "):
+        rw.evaluate(y_true, y_score, ["MRR"])
+
+
+def test_ragged_lists_passed_the_way_the_error_says():
+    got = rw.evaluate([1, 0, 1], [0.2, 0.1, 0.3], ["MRR"], indptr=[0, 2, 3])["MRR"]
+    np.testing.assert_array_equal(got, [1.0, 1.0])
+
+
+@pytest.mark.parametrize("argument", ["y_true", "y_score", "qid", "indptr", "doc_ids"])
+def test_masked_arrays_with_masked_entries_are_refused(argument):
+    kwargs = dict(y_true=np.array([1, 0, 1]), y_score=np.array([0.2, 0.1, 0.3]), indptr=np.array([0, 2, 3]),
+                  ties="trec", doc_ids=np.array(["a", "b", "c"]))
+    if argument == "qid":
+        kwargs["qid"] = np.array([1, 1, 2])
+        del kwargs["indptr"]
+    kwargs[argument] = np.ma.array(kwargs[argument], mask=np.arange(kwargs[argument].size) == 1)
+    with pytest.raises(ValueError, match=rf"{argument} is a masked array with masked entries"):
+        rw.evaluate(metrics=["MRR"], **kwargs)
+
+
+def test_masked_arrays_without_masked_entries_are_read():
+    got = rw.evaluate(np.ma.array(T), np.ma.array(S, mask=False), ["MRR", "nDCG"]).mean()
+    assert got == rw.evaluate(T, S, ["MRR", "nDCG"]).mean()
+
+
+@pytest.mark.parametrize("indptr, match", [
+    (np.array([0, 2**64 - 1, 3], dtype=np.uint64), r"indptr values must lie in 0\.\.len\(y_score\) = 3; "
+                                                   r"got indptr\[1\] = 18446744073709551615"),
+    (np.array([0, 2**63, 3], dtype=np.uint64), r"got indptr\[1\] = 9223372036854775808"),
+    ([0, -1, 3], r"indptr values must lie in 0\.\.len\(y_score\) = 3; got indptr\[1\] = -1"),
+    ([0, 5, 3], r"got indptr\[1\] = 5"),
+])
+def test_indptr_values_outside_the_items(indptr, match):
+    with pytest.raises(ValueError, match=match):
+        rw.evaluate([1, 0, 1], [0.2, 0.1, 0.3], ["MRR"], indptr=indptr)
+
+
+def test_unsigned_indptr_within_range_is_read():
+    got = rw.evaluate([1, 0, 1], [0.2, 0.1, 0.3], ["MRR"], indptr=np.array([0, 2, 3], dtype=np.uint64))["MRR"]
+    np.testing.assert_array_equal(got, [1.0, 1.0])
+
+
+@pytest.mark.parametrize("dtype", [np.longdouble, np.complex128, "datetime64[ns]", "timedelta64[ns]", object, "S3"])
+def test_unsupported_score_and_label_dtypes(dtype):
+    if np.dtype(dtype) == np.longdouble and np.finfo(np.longdouble).bits == 64:
+        pytest.skip("longdouble is float64 on this platform")
+    with pytest.raises(TypeError, match=r"y_score must be"):
+        rw.evaluate(T, np.array(S).astype(dtype), ["MRR"])
+    with pytest.raises(TypeError, match=r"y_true must"):
+        rw.evaluate(np.array(T).astype(dtype), S, ["MRR"])
+
+
+@pytest.mark.parametrize("labels, gain", [([[1e308, 1e308, 0.0]], "linear"), ([[1023, 1023, 0]], "exponential"),
+                                          ([[1e307] * 20], "linear")])
+@pytest.mark.parametrize("metric", ["DCG", "nDCG", "nDCG@1"])
+def test_labels_whose_gains_overflow_float64(labels, gain, metric):
+    # Before: DCG inf and nDCG NaN (inf / inf), or 0 (finite / inf), without a word.
+    with pytest.raises(ValueError, match=rf"y_true has labels up to .*: with gain='{gain}' their gains sum beyond "
+                                         "the largest float64"):
+        rw.evaluate(labels, [[0.3, 0.2, 0.1] + [0.0] * (len(labels[0]) - 3)], [metric], gain=gain)
+
+
+def test_huge_labels_are_fine_where_no_gain_is_summed():
+    labels = [[1e308, 0.0, 1e308]]
+    assert rw.evaluate(labels, [[0.3, 0.2, 0.1]], ["MRR", "MAP", "P@2", "ERR"]).mean() == pytest.approx(
+        {"MRR": 1.0, "MAP": (1 + 2 / 3) / 2, "P@2": 0.5, "ERR": 1.0})
+    # One gain near the largest float64 is still a finite DCG.
+    assert rw.dcg([[1023, 0]], [[1.0, 0.5]], gain="exponential") == 2.0**1023 - 1
+
+
+def test_integer_labels_and_level_both_beyond_2_53():
+    y_true = np.array([[2**62, 0]], dtype=np.int64)
+    with pytest.raises(ValueError, match=r"relevance_level=.* and labels of y_true are both above 2\*\*53"):
+        rw.evaluate(y_true, [[0.2, 0.1]], ["MRR"], relevance_level=2.0**60)
+    assert rw.reciprocal_rank(y_true, [[0.1, 0.2]], relevance_level=2.0**53) == 0.5

@@ -32,6 +32,9 @@ def _cpu_count() -> int:
 def effective_n_threads(n_threads) -> int:
     """Resolve ``n_threads``: None = all CPUs, negative counts back (-1 = all), 0 is an error.
 
+    Any non-zero integer that int64 holds is accepted: no more threads are started than
+    there are chunks of work, and counting back stops at one thread.
+
     Examples
     --------
     >>> effective_n_threads(3)
@@ -43,6 +46,9 @@ def effective_n_threads(n_threads) -> int:
         raise TypeError(f"n_threads must be an integer or None, got {n_threads!r}")
     if n_threads == 0:
         raise ValueError("n_threads must be non-zero (None or -1 for all CPUs)")
+    if not -(2**63) <= n_threads <= 2**63 - 1:
+        raise ValueError("n_threads must be a non-zero integer from -2**63 to 2**63 - 1 (None or -1 for "
+                         f"all CPUs), got {n_threads}")
     if n_threads < 0:
         return max(_cpu_count() + 1 + int(n_threads), 1)
     return int(n_threads)

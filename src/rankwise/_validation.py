@@ -9,14 +9,15 @@ copied only when they must be: non-contiguous, byte-swapped, grouped by an unsor
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._kernels._listwise import Ties
 
-__all__ = ["Batch", "as_batch", "as_indptr", "as_scores", "check_choice", "check_ties", "check_level",
-           "check_max_grade", "position", "rows_contiguous"]
+__all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_real", "as_scores", "check_choice", "check_flag",
+           "check_ties", "check_level", "check_max_grade", "position", "rows_contiguous"]
 
 TIES = {
     "expected": Ties.EXPECTED,
@@ -30,6 +31,9 @@ _EXACT_FLOAT_INT = 2**53
 _LABEL_CASTS = {np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64,
                 np.dtype(np.float16): np.float32}
 _REAL = (int, float, np.integer, np.floating)
+# How to pass queries of different lengths, for the error on ragged nested lists.
+RAGGED_QUERIES = ("pass every query's items flattened into one 1-D array, with indptr= (the offset "
+                  "of each query's first item, then the total) or qid= (one query id per item)")
 
 
 @dataclass(frozen=True)
@@ -50,12 +54,59 @@ class Batch:
 
 
 def check_choice(value, name: str, choices) -> str:
-    """Return ``value`` if it is one of ``choices``, else raise naming ``name``."""
-    if not isinstance(value, str) or value not in choices:
-        close = difflib.get_close_matches(str(value), list(choices), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}{hint}")
-    return value
+    """Return ``value`` if it is one of ``choices``, else raise naming ``name``.
+
+    TypeError for a value that is not a string at all (None, a number, bytes).
+    """
+    if isinstance(value, str) and value in choices:
+        return str(value)
+    allowed = ", ".join(map(repr, choices))
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {allowed} (a string), got {value!r}")
+    close = difflib.get_close_matches(value, list(choices), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"{name} must be one of {allowed}, got {value!r}{hint}")
+
+
+def check_flag(value, name: str) -> bool:
+    """A yes/no option: True or False (NumPy booleans too), nothing that merely converts to one."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def as_array(values, name: str, ragged: str | None = None) -> np.ndarray:
+    """``np.asarray(values)``, with errors that name ``name`` for what NumPy cannot take.
+
+    A masked array is read as its data only when nothing is masked (rankwise does not
+    read masks, and silently using the hidden values would give wrong numbers). Nested
+    lists of different lengths get an error naming the argument, and ``ragged`` says
+    how to pass them instead.
+    """
+    if type(values) is not np.ndarray and isinstance(values, np.ma.MaskedArray):
+        if np.ma.is_masked(values):
+            raise ValueError(f"{name} is a masked array with masked entries, which rankwise would read "
+                             f"as ordinary values; drop them or pass {name}.filled(value)")
+        values = values.data
+    try:
+        return np.asarray(values)
+    except ValueError as error:
+        if "inhomogeneous" not in str(error) and "sequence" not in str(error):
+            raise
+        hint = f"; {ragged}" if ragged else ""
+        raise ValueError(f"{name} holds sequences of different lengths, which do not form one array"
+                         f"{hint}") from None
+
+
+def as_real(value, name: str) -> float:
+    """A real number (Python or NumPy, not bool) as float; integers beyond float64 become +-inf,
+    for the caller's range check to refuse."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, _REAL):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def check_ties(ties) -> Ties:
@@ -71,9 +122,7 @@ def check_ties(ties) -> Ties:
 
 def check_level(relevance_level) -> float:
     """A relevance threshold must be a finite number > 0."""
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, _REAL):
-        raise TypeError(f"relevance_level must be a number, got {relevance_level!r}")
-    level = float(relevance_level)
+    level = as_real(relevance_level, "relevance_level")
     if not np.isfinite(level) or level <= 0:
         raise ValueError(f"relevance_level must be a finite number > 0, got {relevance_level!r}")
     return level
@@ -83,9 +132,7 @@ def check_max_grade(max_grade, max_label: float) -> float:
     """Resolve ERR's / graded RBP's g_max: default the largest label, never below it."""
     if max_grade is None:
         return max_label if max_label > 0 else 1.0
-    if isinstance(max_grade, bool) or not isinstance(max_grade, _REAL):
-        raise TypeError(f"max_grade must be a number, got {max_grade!r}")
-    value = float(max_grade)
+    value = as_real(max_grade, "max_grade")
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"max_grade must be a finite number > 0, got {max_grade!r}")
     if value < max_label:
@@ -116,13 +163,14 @@ def position(shape: tuple, flat_index: int) -> str:
 
 
 def as_scores(values, name: str = "y_score", *, check_nan: bool = True,
-              rows_only: bool = False) -> np.ndarray:
+              rows_only: bool = False, ragged: str | None = RAGGED_QUERIES) -> np.ndarray:
     """Scores as native float32 or float64; NaN is an error when ``check_nan``.
 
     The result is C-contiguous, or with ``rows_only`` only contiguous along its last
-    axis (a column slice of a matrix stays a view).
+    axis (a column slice of a matrix stays a view). ``ragged`` says how to pass
+    lists of different lengths, for the error on them.
     """
-    arr = np.asarray(values)
+    arr = as_array(values, name, ragged)
     kind = arr.dtype.kind
     if kind == "f":
         if arr.dtype.itemsize < 4:
@@ -147,13 +195,14 @@ def as_scores(values, name: str = "y_score", *, check_nan: bool = True,
 
 
 def _as_labels(y_true) -> tuple[np.ndarray, float]:
-    arr = np.asarray(y_true)
+    arr = as_array(y_true, "y_true", RAGGED_QUERIES)
     if arr.dtype.kind not in "biuf":
         raise TypeError("y_true must hold numeric relevance labels (bool, int or float), "
                         f"got dtype {arr.dtype}")
     if arr.dtype == np.uint64:
         if arr.size and arr.max() > np.iinfo(np.int64).max:
-            raise ValueError("y_true has labels beyond 2**63 - 1")
+            raise ValueError(f"y_true has labels beyond 2**63 - 1 (up to {arr.max()}); labels must be "
+                             "finite numbers >= 0 that int64 or float64 can hold")
         arr = arr.astype(np.int64)
     elif arr.dtype in _LABEL_CASTS:
         arr = arr.astype(_LABEL_CASTS[arr.dtype])
@@ -182,7 +231,7 @@ def _as_labels(y_true) -> tuple[np.ndarray, float]:
 
 def as_indptr(indptr, n_items: int, of: str = "y_score") -> np.ndarray:
     """CSR offsets over ``n_items`` rows of the array named ``of``, as native int64."""
-    arr = np.asarray(indptr)
+    arr = as_array(indptr, "indptr")
     if arr.dtype.kind not in "iu":
         raise TypeError(f"indptr must hold integers, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size < 1:
@@ -190,6 +239,11 @@ def as_indptr(indptr, n_items: int, of: str = "y_score") -> np.ndarray:
     if arr[0] != 0 or arr[-1] != n_items:
         raise ValueError(f"indptr must start at 0 and end at len({of}) = {n_items}; "
                          f"got indptr[0] = {arr[0]}, indptr[-1] = {arr[-1]}")
+    # Checked before the cast: uint64 offsets beyond int64 would wrap.
+    outside = (arr < 0) | (arr > n_items)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"indptr values must lie in 0..len({of}) = {n_items}; got indptr[{i}] = {arr[i]}")
     steps = np.diff(arr.astype(np.int64))
     if steps.size and steps.min() < 0:
         i = int(np.flatnonzero(steps < 0)[0])
@@ -200,7 +254,7 @@ def as_indptr(indptr, n_items: int, of: str = "y_score") -> np.ndarray:
 
 def _group_by_qid(qid, n_items: int):
     """Sorted unique ids, CSR offsets, and the gather order (None if already grouped)."""
-    ids = np.asarray(qid)
+    ids = as_array(qid, "qid")
     if ids.ndim != 1 or ids.shape[0] != n_items:
         raise ValueError(f"qid must be 1-D with one id per row of y_score ({n_items}), got shape {ids.shape}")
     if ids.dtype.kind == "f" and np.isnan(ids).any():
@@ -222,7 +276,7 @@ def _tie_keys(doc_ids, shape: tuple, indptr: np.ndarray, shared: bool) -> np.nda
     """trec_eval's tie order as an int64 key: document id descending, byte-wise."""
     if doc_ids is None:
         raise ValueError("ties='trec' orders tied items by document id; pass doc_ids= (one id per score)")
-    ids = np.asarray(doc_ids)
+    ids = as_array(doc_ids, "doc_ids")
     if ids.shape != shape:
         if len(shape) == 2 and ids.shape == shape[1:]:
             ids = np.broadcast_to(ids, shape)
