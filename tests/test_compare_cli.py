@@ -86,7 +86,7 @@ def test_complete_and_intersect(capsys, tmp_path):
     (["q.txt", "r.txt"], "compare needs QRELS and at least two RUN files"),
     (["--example", "x.qrels"], "pass QRELS and RUN files, or --example, not both"),
     (["--example", "--baseline", "bm25"], "--baseline 'bm25' is none of the runs (example, example2)"),
-    (["--example", "--resamples", "0"], "n_resamples must be at least 1"),
+    (["--example", "--resamples", "0"], "n_resamples must be an integer from 1 to 2**30"),
     (["--example", "--alpha", "2"], "alpha must be in (0, 1)"),
     (["--example", "-m", "nope"], "nope"),
 ])
