@@ -350,3 +350,27 @@ def test_eleven_point_keeps_trec_eval_order():
     assert res["11pt_avg_0.5,1"] == (0.5 + 1.0) / 2
     # ... from the end of "1,0.5": 0.5 first; 1 (2 > 1) is then never met: the best precision, 1
     assert res["11pt_avg_1,0.5"] == 1.0
+
+
+def test_bytes_are_not_measure_names():
+    with pytest.raises(TypeError, match="measures must be a trec_eval measure name or a list of them, got bytes"):
+        rw.trec_eval(*_small(), b"map")
+
+
+def test_summary_is_trec_eval_sum_left_to_right():
+    # trec_eval adds each query's value to 0.0 in query order, then divides; NumPy's mean sums
+    # pairwise, which differs in the last bits once there are more than 8 queries.
+    import functools
+    import operator
+
+    rng = np.random.default_rng(3)
+    qrels = rw.Qrels.from_dict({f"q{i:02d}": {f"d{j}": int(rng.integers(0, 3)) for j in range(12)}
+                                for i in range(40)})
+    run = rw.Run.from_dict({f"q{i:02d}": {f"d{j}": float(rng.random()) for j in range(15)} for i in range(40)})
+    res = rw.trec_eval(qrels, run, ["utility.0.1,0.7,0.3,0.01", "map", "gm_map", "ndcg.1=0.3,2=1.7"])
+    mean = res.mean()
+    for name in ("utility_0.1,0.7,0.3,0.01", "map", "ndcg_1=0.3,2=1.7"):
+        assert mean[name] == functools.reduce(operator.add, res[name].tolist(), 0.0) / 40, name
+    logs = [math.log(max(v, 1e-5)) for v in res["gm_map"].tolist()]
+    assert mean["gm_map"] == math.exp(functools.reduce(operator.add, logs, 0.0) / 40)
+    assert any(mean[name] != float(np.mean(res[name])) for name in ("utility_0.1,0.7,0.3,0.01", "map"))

@@ -340,6 +340,8 @@ def parse_trec_measures(measures) -> list[TrecSpec]:
     ['iprec_at_recall_0.10', 'iprec_at_recall_0.50', 'ndcg_cut_10']
     """
     try:
+        if isinstance(measures, (bytes, bytearray)):
+            raise TypeError
         names = [measures] if isinstance(measures, str) else list(measures)
     except TypeError:
         raise TypeError(f"measures must be a trec_eval measure name or a list of them, got "

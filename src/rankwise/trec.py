@@ -440,11 +440,11 @@ class TrecResults:
         if not self._n_queries:
             return 0.0
         if spec.root in _GEOMETRIC:
-            return float(np.exp(np.mean(np.log(np.maximum(column, _MIN_GEO_MEAN)))))
+            column = np.log(np.maximum(column, _MIN_GEO_MEAN))
         # trec_eval's sum: 0.0 plus each query's value in its order (overflow to inf is its value too).
         with np.errstate(over="ignore", invalid="ignore"):
-            total = float(np.cumsum(column)[-1]) + 0.0 if column.shape[0] else 0.0
-            return total / self._n_queries
+            mean = (float(np.cumsum(column)[-1]) + 0.0) / self._n_queries
+        return math.exp(mean) if spec.root in _GEOMETRIC else mean
 
     def to_pandas(self):
         """One row per query, one column per measure."""
