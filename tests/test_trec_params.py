@@ -374,3 +374,20 @@ def test_summary_is_trec_eval_sum_left_to_right():
     logs = [math.log(max(v, 1e-5)) for v in res["gm_map"].tolist()]
     assert mean["gm_map"] == math.exp(functools.reduce(operator.add, logs, 0.0) / 40)
     assert any(mean[name] != float(np.mean(res[name])) for name in ("utility_0.1,0.7,0.3,0.01", "map"))
+
+
+@pytest.mark.parametrize("gains", [
+    "1=3,2=9,9007199254740993=4,9223372036854775807=5",                 # few levels: a pass per level
+    ",".join(f"{level}={(level * 7) % 11 - 2}" for level in range(0, 40, 2)) + ",9223372036854775807=5"])
+def test_custom_gains_match_the_model(gains):
+    import reference_trec as ref
+
+    rng = np.random.default_rng(8)
+    labels = [0, 1, 2, 3, 4, 6, 7, 30, 2.0**63, 9007199254740992.0, -1]
+    qrels = {f"q{i}": {f"d{j}": labels[int(rng.integers(0, len(labels)))] for j in range(10)} for i in range(6)}
+    run = {f"q{i}": {f"d{j}": float(rng.integers(0, 5)) for j in range(0, 14, 2)} for i in range(6)}
+    for config in (dict(), dict(complete=True)):
+        got = rw.trec_eval(rw.Qrels.from_dict(qrels), rw.Run.from_dict(run), ["ndcg." + gains], **config)
+        want = ref.evaluate(qrels, run, ["ndcg." + gains], **config)
+        name = "ndcg_" + gains
+        np.testing.assert_allclose(got[name], [want.per_query[q][name] for q in want.query_ids], rtol=1e-12)

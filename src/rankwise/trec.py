@@ -605,6 +605,12 @@ def _gains(qs: _Side, spec: TrecSpec) -> np.ndarray:
     if spec.root != "ndcg" or not spec.gains:
         return gains
     levels, values = _gain_pairs(spec)
+    if levels.shape[0] <= 16:
+        # A pass per level; a level no float64 holds exactly (beyond 2**53) is no label's.
+        for level, value in zip(levels.tolist(), values.tolist(), strict=True):
+            if level >= 0 and int(float(level)) == level:
+                gains[labels == float(level)] = value
+        return gains
     # Integral labels below 2**63 convert to int64 exactly; larger ones match no level.
     integral = np.flatnonzero((labels >= 0) & (labels == np.floor(labels)) & (labels < 2.0**63))
     keys = labels[integral].astype(np.int64)
