@@ -15,6 +15,7 @@ both are evaluated (trec_eval 9.x's behaviour; trec_eval 10.0 aborts instead).
 """
 from __future__ import annotations
 
+import math
 import os
 from functools import partial
 
@@ -47,6 +48,8 @@ _GEOMETRIC = {"gm_map", "gm_bpref"}
 _SUMMARY_ONLY = {"runid", "num_q"} | _GEOMETRIC
 # Not means of quantities linear in the ranking: no closed-form expectation over ties.
 _NO_EXPECTATION = {"bpref", "gm_bpref", "infAP", "iprec_at_recall", "11pt_avg", "gm_map"}
+# No depth or cutoff (trec_eval's MAXLONG).
+_NO_CUTOFF = 2**63 - 1
 
 
 def _columns_from_pairs(queries, docs, values, what: str) -> TrecColumns:
@@ -437,8 +440,11 @@ class TrecResults:
         if not self._n_queries:
             return 0.0
         if spec.root in _GEOMETRIC:
-            return float(np.exp(np.mean(np.log(np.maximum(column, _MIN_GEO_MEAN)))))
-        return float(column.mean())
+            column = np.log(np.maximum(column, _MIN_GEO_MEAN))
+        # trec_eval's sum: 0.0 plus each query's value in its order (overflow to inf is its value too).
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = (float(np.cumsum(column)[-1]) + 0.0) / self._n_queries
+        return math.exp(mean) if spec.root in _GEOMETRIC else mean
 
     def to_pandas(self):
         """One row per query, one column per measure."""
@@ -476,8 +482,14 @@ def _count(total):
 
 def _line(spec: TrecSpec, query: str, value) -> str:
     value = _count(value) if spec.root in _COUNTS else value
-    text = f"{value}" if isinstance(value, int) else f"{value:.4f}"
-    return f"{spec.name:<22}\t{query}\t{text}"
+    return f"{spec.name:<22}\t{query}\t{value if isinstance(value, int) else _c_float(value)}"
+
+
+def _c_float(value: float) -> str:
+    """C's "%6.4f", as trec_eval prints values: Python's format but for NaN, which C signs."""
+    if value != value:
+        return ("-nan" if math.copysign(1.0, value) < 0 else "nan").rjust(6)
+    return f"{value:6.4f}"
 
 
 def _int_keys(queries) -> tuple[np.ndarray, np.ndarray]:
@@ -576,27 +588,35 @@ class _Join:
         return rels
 
 
-def _gain_table(spec: TrecSpec) -> np.ndarray | None:
-    if not spec.gains:
-        return None
-    levels = max(level for level, _ in spec.gains) + 1
-    table = np.arange(levels, dtype=np.float64)
-    for level, gain in spec.gains:
-        table[level] = gain
-    return table
+def _gain_pairs(spec: TrecSpec) -> tuple[np.ndarray, np.ndarray]:
+    """ndcg's custom gains as sorted int64 levels and their gains (kept sparse: any level works)."""
+    levels = np.array([level for level, _ in spec.gains], dtype=np.int64)
+    return levels, np.array([gain for _, gain in spec.gains], dtype=np.float64)
 
 
 def _gains(qs: _Side, spec: TrecSpec) -> np.ndarray:
-    """Each judgement's gain as trec_eval's ideal ranking uses it (0: left out)."""
+    """Each judgement's gain as trec_eval's ideal ranking uses it (0: left out).
+
+    Judged labels >= 0 count (their custom gain if the label is an integer given one,
+    else the label); trec_eval's ideal ranking never includes negative levels.
+    """
     labels = qs.values
-    table = _gain_table(spec)
-    if spec.root != "ndcg":
-        return np.where(labels > 0, labels, 0.0)
-    gains = labels.copy()
-    if table is not None:
-        integral = (labels >= 0) & (labels == np.floor(labels)) & (labels < table.shape[0])
-        gains[integral] = table[labels[integral].astype(np.int64)]
-    gains[labels < 0] = 0.0
+    gains = np.where(labels > 0, labels, 0.0)
+    if spec.root != "ndcg" or not spec.gains:
+        return gains
+    levels, values = _gain_pairs(spec)
+    if levels.shape[0] <= 16:
+        # A pass per level; a level no float64 holds exactly (beyond 2**53) is no label's.
+        for level, value in zip(levels.tolist(), values.tolist(), strict=True):
+            if level >= 0 and int(float(level)) == level:
+                gains[labels == float(level)] = value
+        return gains
+    # Integral labels below 2**63 convert to int64 exactly; larger ones match no level.
+    integral = np.flatnonzero((labels >= 0) & (labels == np.floor(labels)) & (labels < 2.0**63))
+    keys = labels[integral].astype(np.int64)
+    at = np.minimum(np.searchsorted(levels, keys), levels.shape[0] - 1)
+    found = levels[at] == keys
+    gains[integral[found]] = values[at[found]]
     return gains
 
 
@@ -611,8 +631,7 @@ def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> np.ndarray:
         if spec.kind in (TrecMeasure.NDCG, TrecMeasure.NDCG_CUT):
             groups.setdefault((spec.root, spec.gains), []).append(m)
     for columns in groups.values():
-        cutoffs = np.array([specs[m].params[0] if specs[m].kind == TrecMeasure.NDCG_CUT else np.inf
-                            for m in columns])
+        cutoffs = np.array([specs[m].cutoff or _NO_CUTOFF for m in columns], dtype=np.int64)
         ideal = np.empty((qs.n_queries, cutoffs.shape[0]))
         gains = _gains(qs, specs[columns[0]])
         run_over_queries(partial(ideal_dcg, qs.indptr, gains, cutoffs, out=ideal), qs.indptr, threads)
@@ -620,12 +639,21 @@ def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> np.ndarray:
     return out
 
 
+def _iprec(point: float) -> TrecSpec:
+    return TrecSpec("iprec_at_recall", "", (point,))
+
+
+# 11pt_avg's hidden columns: R and the relevant retrieved, beside the iprec of each point.
+_NUM_REL, _NUM_REL_RET = TrecSpec("num_rel", ""), TrecSpec("num_rel_ret", "")
+
+
 def _kernel_columns(specs):
-    """The kernel's measures: every spec, plus hidden iprec columns behind each 11pt_avg."""
+    """The kernel's measures: every spec, plus hidden columns behind each 11pt_avg."""
     columns = []
     for spec in specs:
         if spec.root == "11pt_avg":
-            columns.extend(TrecSpec("iprec_at_recall", "", (p,)) for p in spec.points)
+            columns.extend(_iprec(p) for p in (*spec.points, 0.0))
+            columns.extend((_NUM_REL, _NUM_REL_RET))
         elif spec.root not in ("runid", "num_q"):
             columns.append(spec)
     return list(dict.fromkeys(columns))
@@ -700,9 +728,11 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
 
 def _check_depth(depth) -> int:
     if depth is None:
-        return np.iinfo(np.int64).max
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise ValueError(f"depth must be a positive integer (trec_eval's -M), got {depth!r}")
+        return _NO_CUTOFF
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+        raise TypeError(f"depth must be an integer (trec_eval's -M), got {depth!r}")
+    if not 1 <= depth <= _NO_CUTOFF:
+        raise ValueError(f"depth must be an integer from 1 to 2**63 - 1 (trec_eval's -M), got {depth!r}")
     return int(depth)
 
 
@@ -728,30 +758,53 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
     num_rel, num_nonrel = num_rel[join.qrels_query], num_nonrel[join.qrels_query]
     kinds = np.array([int(s.kind) for s in specs], dtype=np.int32)
     params = np.zeros((len(specs), 4))
+    cutoffs = np.ones(len(specs), dtype=np.int64)
     ideal = _ideal(qs, specs, join.qrels_query, threads)
-    tables = [_gain_table(s) for s in specs]
-    width = max([t.shape[0] for t in tables if t is not None], default=1)
-    gains = np.zeros((max(sum(t is not None for t in tables), 1), width))
-    gain_row = np.full(len(specs), -1, dtype=np.int64)
+    pairs = [_gain_pairs(s) for s in specs]
+    gain_levels = np.concatenate([levels for levels, _ in pairs])
+    gain_values = np.concatenate([values for _, values in pairs])
+    gain_start = np.concatenate(([0], np.cumsum([levels.shape[0] for levels, _ in pairs]))).astype(np.int64)
     for m, spec in enumerate(specs):
-        params[m, :len(spec.params)] = spec.params
-        if tables[m] is not None:
-            row = int(gain_row.max()) + 1
-            gains[row, :tables[m].shape[0]] = tables[m]
-            gain_row[m] = row
+        if spec.cutoff is not None:
+            cutoffs[m] = spec.cutoff
+        else:
+            params[m, :len(spec.params)] = spec.params
     out = np.empty((n_queries, len(specs)))
 
     def measure(q_start, q_stop):
-        trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, ideal, gains, gain_row, level,
-                      ties == "expected", q_start, q_stop, out)
+        trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, cutoffs, ideal, gain_levels,
+                      gain_values, gain_start, level, ties == "expected", q_start, q_stop, out)
 
     run_over_queries(measure, join.cost, threads)
     absent = num_ret == 0
     if absent.any():
-        # A query the run lacks (complete=True): trec_eval reports 0 for all but num_rel.
-        out[absent] = 0.0
-        out[np.ix_(absent, kinds == TrecMeasure.NUM_REL)] = num_rel[absent, None]
+        _absent(specs, out, absent, num_rel, ideal)
     return out
+
+
+def _absent(specs, out: np.ndarray, absent: np.ndarray, num_rel: np.ndarray, ideal: np.ndarray) -> None:
+    """Values of the queries the run lacks (complete=True), as trec_eval 10.0 has them.
+
+    trec_eval evaluates them against a ranking of one unjudged document, then zeroes
+    num_ret and the measure named exactly ``utility``. So every measure is 0 but num_rel,
+    utility with explicit coefficients (p2 + p3 R - p4 (1 + R)), and ndcg with a gain for
+    level -1 (documents absent from the qrels): that gain at rank 1 over the ideal DCG.
+    """
+    out[absent] = 0.0
+    r = num_rel[absent]
+    for m, spec in enumerate(specs):
+        if spec.root == "num_rel":
+            out[absent, m] = r
+        elif spec.root == "utility" and spec.name != "utility":
+            p = spec.params
+            with np.errstate(over="ignore", invalid="ignore"):  # inf and nan are trec_eval's values too
+                out[absent, m] = p[0] * 0.0 + p[1] * 1.0 + p[2] * r + p[3] * (-1.0 - r)
+        elif spec.root == "ndcg" and spec.gains:
+            levels, values = _gain_pairs(spec)
+            gain = values[levels == -1].sum()
+            if gain != 0:
+                best = ideal[absent, m]
+                out[absent, m] = np.where(best > 0, gain / np.where(best > 0, best, 1.0), 0.0)
 
 
 def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:
@@ -789,16 +842,46 @@ def _rank_dense(join: _Join, threads: int) -> tuple:
 
 
 def _assemble(specs, kernel_specs, values: np.ndarray) -> np.ndarray:
-    """One column per printed measure (11pt_avg: the mean of its iprec columns)."""
+    """One column per printed measure (11pt_avg: from its hidden columns)."""
     column = {spec: i for i, spec in enumerate(kernel_specs)}
     out = np.zeros((values.shape[0], len(specs)))
     for j, spec in enumerate(specs):
         if spec.root == "11pt_avg":
-            points = [column[TrecSpec("iprec_at_recall", "", (p,))] for p in spec.points]
-            out[:, j] = values[:, points].sum(axis=1) / len(points)
+            out[:, j] = _eleven_point(spec.points, lambda p: values[:, column[_iprec(p)]],
+                                      values[:, column[_NUM_REL]], values[:, column[_NUM_REL_RET]])
         elif spec in column:
             out[:, j] = values[:, column[spec]]
     return out
+
+
+def _lround(x: np.ndarray) -> np.ndarray:
+    """C's lround (half away from zero), as floats; ``x - trunc(x)`` is exact."""
+    whole = np.trunc(x)
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0.0)
+
+
+def _eleven_point(points, iprec, num_rel: np.ndarray, rel_ret: np.ndarray) -> np.ndarray:
+    """11pt_avg per query exactly as trec_eval 10.0's m_11pt_avg.c computes it.
+
+    trec_eval keeps the points as given (unsorted, repeated) and walks them from the
+    last: trailing points beyond the relevant retrieved (lround(point R) > rel_ret) add
+    0; then each point whose cutoff does not exceed the previous one's, and is >= 1, adds
+    its interpolated precision; from the first that breaks that, every remaining point
+    adds the best precision anywhere (iprec at 0). The sum runs in that order.
+    """
+    total = np.zeros(num_rel.shape[0])
+    skipping = np.ones(num_rel.shape[0], dtype=bool)
+    matching = np.ones(num_rel.shape[0], dtype=bool)
+    previous = rel_ret.copy()
+    best = iprec(0.0)
+    for point in reversed(points):
+        cut = _lround(point * num_rel)
+        skipping &= cut > rel_ret
+        matching &= ~skipping & (cut >= 1) & (cut <= previous) | skipping
+        hit = matching & ~skipping
+        previous = np.where(hit, cut, previous)
+        total += np.where(skipping, 0.0, np.where(hit, iprec(point), best))
+    return total / len(points)
 
 
 def read_example() -> tuple[Qrels, Run]:
