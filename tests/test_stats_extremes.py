@@ -171,12 +171,13 @@ def test_mann_whitney_mixed_huge_and_tiny(rng):
 
 
 def test_means_of_compare_systems_near_the_largest_float():
-    """Per-query DCG of labels near 1e308: their mean must not overflow (np.mean's sum did)."""
-    y_true = [[1.5e308, 0, 0], [1.7e308, 0, 0], [1.6e308, 0, 0], [1.2e308, 0, 0]]
+    """Per-query DCG of labels whose sum is just below the largest float64 (evaluate refuses
+    larger ones): the report's means and differences stay exact and print in scientific form."""
+    y_true = [[4.0e307, 0, 0], [4.4e307, 0, 0], [4.2e307, 0, 0], [4.0e307, 0, 0]]
     high = rw.evaluate(y_true, [[0.9, 0.1, 0.2]] * 4, ["DCG"])
     low = rw.evaluate(y_true, [[0.1, 0.9, 0.2]] * 4, ["DCG"])
     report = rw.compare_systems({"high": high, "low": low}, metrics=["DCG"], baseline="low", test="t")
-    assert report.means["DCG"]["high"] == pytest.approx(1.5e308, rel=1e-15)
+    assert report.means["DCG"]["high"] == pytest.approx(4.15e307, rel=1e-15)
     (c,) = report.comparisons
-    assert c.result.mean_difference == pytest.approx(1.5e308 / 2, rel=1e-12)    # rank 1 against rank 3
-    assert "1.500e+308" in report.to_text()
+    assert c.result.mean_difference == pytest.approx(4.15e307 / 2, rel=1e-12)    # rank 1 against rank 3
+    assert "4.150e+307" in report.to_text()
