@@ -33,7 +33,7 @@ from ._kernels._trec import (
 )
 from ._parallel import effective_n_threads, run_over_queries
 from ._trec_ids import IdColumns, as_ids, byte_order, canonical_ints, id_columns
-from ._trec_io import StringTable, TrecColumns, read_qrels, read_run, write_qrels, write_run
+from ._trec_io import StringTable, TrecColumns, read_qrels, read_run, source_name, write_qrels, write_run
 from ._trec_names import TrecSpec, parse_trec_measures
 from ._validation import check_choice, check_level
 
@@ -263,7 +263,11 @@ class Qrels(_TrecData):
 
     @classmethod
     def read(cls, path) -> Qrels:
-        """Read a TREC qrels file (``.gz`` is decompressed); errors name the file and line."""
+        """Read a TREC qrels file; errors name the file and line.
+
+        ``path`` is a path, ``"-"`` for standard input, or a binary file object; gzip data
+        is decompressed (see :func:`rankwise._trec_io.read_run` for the details and errors).
+        """
         return cls(read_qrels(path))
 
     @classmethod
@@ -328,12 +332,18 @@ class Run(_TrecData):
 
     @classmethod
     def read(cls, path, name: str | None = None) -> Run:
-        """Read a TREC run file (``.gz`` is decompressed); the name defaults to its runid."""
+        """Read a TREC run file; the name defaults to its runid.
+
+        ``path`` is a path, ``"-"`` for standard input, or a binary file object (pipes and
+        FIFOs work); gzip data is decompressed as it is read. Errors name the file (and
+        line): ValueError for its content, OSError if it cannot be read or changes while
+        it is read.
+        """
         columns = read_run(path)
         if np.isnan(columns.values).any():
             i = int(np.flatnonzero(np.isnan(columns.values))[0])
-            raise ValueError(f"{os.fspath(path)}, line {columns.lines[i]}: the score is NaN; it has no place "
-                             "in a ranking")
+            raise ValueError(f"{source_name(path)}, line {columns.lines[i]}: the score is NaN; it has no "
+                             "place in a ranking")
         return cls(columns, name)
 
     @classmethod
