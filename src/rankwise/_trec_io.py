@@ -44,7 +44,8 @@ import numpy as np
 
 from ._kernels import _text
 
-__all__ = ["StringTable", "TrecColumns", "read_qrels", "read_run", "source_name", "write_qrels", "write_run"]
+__all__ = ["StringTable", "TrecColumns", "check_ids", "read_qrels", "read_run", "source_name", "write_qrels",
+           "write_run"]
 
 _QRELS = "qid iter docno rel"
 _RUN = "qid Q0 docno rank score runid"
@@ -661,7 +662,8 @@ def _codes(columns: TrecColumns, field: str, table: StringTable, n_rows: int) ->
     return np.ascontiguousarray(codes, dtype=np.int64)
 
 
-def _check_ids(table: StringTable, codes: np.ndarray, what: str) -> None:
+def check_ids(table: StringTable, codes: np.ndarray, what: str, context: str | None = None) -> None:
+    """Refuse an id of ``codes`` that a TREC file cannot hold (``context``: who is building)."""
     lengths = np.diff(table.offsets)
     bad = lengths == 0
     positions = np.flatnonzero(_NOT_IN_ID[table.data])
@@ -672,8 +674,11 @@ def _check_ids(table: StringTable, codes: np.ndarray, what: str) -> None:
         bad[np.flatnonzero(~bad)[table.data[starts] == ord("#")]] = True
     if bad[codes].any():
         code = codes[np.argmax(bad[codes])]
-        raise ValueError(f"{what} {table[code]!r} cannot be written to a TREC file: ids must be "
-                         "non-empty without whitespace or NUL, and query ids may not start with '#'")
+        rule = "ids must be non-empty without whitespace or NUL, and query ids may not start with '#'"
+        if context is None:
+            raise ValueError(f"{what} {table[code]!r} cannot be written to a TREC file: {rule}")
+        raise ValueError(f"{context}: {what} {table[code]!r} could not be read from or written to a TREC "
+                         f"file: {rule}")
 
 
 def _prepare(columns: TrecColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -685,8 +690,8 @@ def _prepare(columns: TrecColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values = np.ascontiguousarray(values, dtype=np.float64)
     query_codes = _codes(columns, "query_codes", columns.queries, values.shape[0])
     doc_codes = _codes(columns, "doc_codes", columns.docs, values.shape[0])
-    _check_ids(columns.queries, query_codes, "query id")
-    _check_ids(columns.docs, doc_codes, "docno")
+    check_ids(columns.queries, query_codes, "query id")
+    check_ids(columns.docs, doc_codes, "docno")
     first, second = _text.first_duplicate(query_codes, doc_codes, len(columns.queries), len(columns.docs))
     if second >= 0:
         raise ValueError(f"rows {first} and {second} both hold docno {columns.docs[doc_codes[second]]} for "
