@@ -788,15 +788,28 @@ def _check_depth(depth) -> int:
     return int(depth)
 
 
+class _NoExpectation(ValueError):
+    """ties='expected' asked of measures without a closed form: the facts, for a caller to word.
+
+    ``measures`` are the refused measures' roots (``iprec_at_recall``); ``by_depth`` those
+    refused only because a depth is set.
+    """
+
+    def __init__(self, names: list, measures: list, by_depth: list):
+        self.measures, self.by_depth = measures, by_depth
+        super().__init__(f"ties='expected' has no closed form for {', '.join(names)} (not linear in the "
+                         "ranking); use ties='trec', 'optimistic', 'pessimistic' or 'stable' for them")
+
+
 def _check_expected(specs, ties: str, depth) -> None:
     if ties != "expected":
         return
-    refused = [s.name for s in specs if s.root in _NO_EXPECTATION]
-    if depth is not None:
-        refused += [s.name for s in specs if s.root in ("set_map", "set_F")]
-    if refused:
-        raise ValueError(f"ties='expected' has no closed form for {', '.join(refused)} (not linear in the "
-                         "ranking); use ties='trec', 'optimistic', 'pessimistic' or 'stable' for them")
+    refused = [s for s in specs if s.root in _NO_EXPECTATION]
+    by_depth = [s for s in specs if s.root in ("set_map", "set_F")] if depth is not None else []
+    if refused or by_depth:
+        raise _NoExpectation([s.name for s in refused + by_depth],
+                             list(dict.fromkeys(s.root for s in refused + by_depth)),
+                             list(dict.fromkeys(s.root for s in by_depth)))
 
 
 def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: int) -> np.ndarray:
