@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
 from pathlib import Path
 
@@ -299,9 +300,18 @@ def test_eval_reads_a_fifo(tmp_path):
     os.mkfifo(fifo)
     proc = subprocess.Popen([sys.executable, "-m", "rankwise", "eval", "-m", "map", "-m", "P.5", QRELS, str(fifo)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    with open(fifo, "wb") as f:
-        f.write(gzip.compress((DATA / "example.run").read_bytes()))
+
+    def write():
+        with open(fifo, "wb") as f:         # blocks until the command opens the FIFO
+            f.write(gzip.compress((DATA / "example.run").read_bytes()))
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
     out, err = proc.communicate(timeout=120)
+    if writer.is_alive():
+        # The command ended without opening the FIFO: let the writer go.
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+    writer.join(timeout=60)
     assert proc.returncode == 0, err.decode()
     assert out == eval_output("-m", "map", "-m", "P.5", QRELS, RUN).stdout
 
