@@ -398,3 +398,10 @@ def test_only_the_string_dash_is_standard_input(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "stdin", None)
     with pytest.raises(ValueError, match="'-' means standard input, but this process has none"):
         rw.Qrels.read("-")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="no /proc")
+def test_files_that_report_no_size_are_read_whole():
+    # /proc files say 0 bytes and have more: their content is parsed, not called changed.
+    with pytest.raises(ValueError, match=r"^/proc/self/status, line 1: a run line needs at least 6 fields"):
+        read_run("/proc/self/status")

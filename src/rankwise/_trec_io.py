@@ -554,7 +554,8 @@ def _read_source(source) -> tuple[str, bytes | bytearray, bool]:
             raise ValueError(f"{name}: the name ends in .gz but the data is not gzip (no gzip header)")
         if before is not None:
             after = os.fstat(stream.fileno())
-            if ((before.st_size, before.st_mtime_ns, before.st_ctime_ns)
+            # Files of /proc and the like report 0 bytes, and timestamps that move: not compared.
+            if (before.st_size or after.st_size) and ((before.st_size, before.st_mtime_ns, before.st_ctime_ns)
                     != (after.st_size, after.st_mtime_ns, after.st_ctime_ns)
                     or (limit is not None and reader.consumed != limit)):
                 raise _changed(name, before, after, reader.consumed, limit)
