@@ -405,3 +405,24 @@ def test_files_that_report_no_size_are_read_whole():
     # /proc files say 0 bytes and have more: their content is parsed, not called changed.
     with pytest.raises(ValueError, match=r"^/proc/self/status, line 1: a run line needs at least 6 fields"):
         read_run("/proc/self/status")
+
+
+def test_a_gzip_file_truncated_during_the_read_is_changed_not_corrupt(tmp_path, monkeypatch):
+    # The stream then ends inside a member, but the cause is the change: said first.
+    monkeypatch.setattr(_trec_io, "_GZIP_CHUNK", 512)
+    path = tmp_path / "run.gz"
+    data = gzip.compress(run_text(20, 200))
+    path.write_bytes(data)
+    into = _trec_io._Reader.into
+    calls = []
+
+    def truncating_into(self, view):
+        if len(calls) == 2:
+            os.truncate(path, len(data) // 2)
+        calls.append(len(view))
+        return into(self, view)
+
+    monkeypatch.setattr(_trec_io._Reader, "into", truncating_into)
+    with pytest.raises(OSError, match=rf"{path.name}: the file changed while being read \({len(data):,} bytes "
+                                      rf"when opened, {len(data) // 2:,} after reading, [\d,]+ read\)"):
+        read_run(path)

@@ -533,7 +533,7 @@ def _read_source(source) -> tuple[str, bytes | bytearray, bool]:
         if before is not None and before.st_size == 0:
             limit = None           # /proc and similar files report 0 bytes and have more
         reader = _Reader(stream, name, limit, before)
-        out = io.BytesIO()
+        out, data, head, problem = io.BytesIO(), None, b"", None
         try:
             if limit is not None:
                 data, head = _read_sized(reader, limit)
@@ -549,9 +549,9 @@ def _read_source(source) -> tuple[str, bytes | bytearray, bool]:
                 raise
             raise MemoryError(f"{name}: out of memory after reading {reader.consumed:,} bytes (the data is "
                               "larger than the memory this process can get)") from None
+        except ValueError as exc:
+            problem = exc          # corrupt gzip, unless the file changed: that is checked first
         del out
-        if not head and name.endswith(".gz") and data:
-            raise ValueError(f"{name}: the name ends in .gz but the data is not gzip (no gzip header)")
         if before is not None:
             after = os.fstat(stream.fileno())
             # Files of /proc and the like report 0 bytes, and timestamps that move: not compared.
@@ -559,6 +559,10 @@ def _read_source(source) -> tuple[str, bytes | bytearray, bool]:
                     != (after.st_size, after.st_mtime_ns, after.st_ctime_ns)
                     or (limit is not None and reader.consumed != limit)):
                 raise _changed(name, before, after, reader.consumed, limit)
+        if problem is not None:
+            raise problem
+        if not head and name.endswith(".gz") and data:
+            raise ValueError(f"{name}: the name ends in .gz but the data is not gzip (no gzip header)")
         return name, data, bool(head)
     finally:
         if owned:
