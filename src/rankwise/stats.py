@@ -46,6 +46,19 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "by")
 CI_METHODS = ("bca", "percentile", "basic")
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 _ON_MISSING = ("error", "intersect")
+
+
+class _QueriesDiffer(ValueError):
+    """Inputs cover different queries and on_missing='error': the facts, for a caller to word.
+
+    ``details`` says which queries each input has alone, ``n_shared`` how many they share;
+    the message names the Python remedy (the command line names its own option).
+    """
+
+    def __init__(self, details: str, n_shared: int):
+        self.details, self.n_shared = details, n_shared
+        super().__init__(f"the inputs cover different queries: {details}; pass on_missing='intersect' to "
+                         f"compare the {n_shared} queries they share")
 _NAN_POLICIES = ("raise", "omit")
 _FAMILIES = ("metric", "all")
 _EPS = np.finfo(np.float64).eps
@@ -307,8 +320,7 @@ def _align(systems: list, on_missing: str):
             only = [q for q in ids if q not in shared]
             if only:
                 details.append(f"{len(only)} in {name} only (e.g. {', '.join(map(repr, only[:3]))})")
-        raise ValueError(f"the inputs cover different queries: {'; '.join(details)}; pass "
-                         f"on_missing='intersect' to compare the {len(common)} queries they share")
+        raise _QueriesDiffer("; ".join(details), len(common))
     if not common:
         raise ValueError("the inputs have no query id in common")
     common = [common[i] for i in _canonical_order(common)]

@@ -34,7 +34,16 @@ from ._kernels._trec import (
 )
 from ._parallel import effective_n_threads, run_over_queries
 from ._trec_ids import IdColumns, as_ids, byte_order, canonical_ints, id_columns
-from ._trec_io import StringTable, TrecColumns, read_qrels, read_run, write_qrels, write_run
+from ._trec_io import (
+    StringTable,
+    TrecColumns,
+    check_ids,
+    read_qrels,
+    read_run,
+    source_name,
+    write_qrels,
+    write_run,
+)
 from ._trec_names import TrecSpec, parse_trec_measures
 from ._validation import check_choice, check_level
 
@@ -52,12 +61,47 @@ _NO_EXPECTATION = {"bpref", "gm_bpref", "infAP", "iprec_at_recall", "11pt_avg", 
 _NO_CUTOFF = 2**63 - 1
 
 
-def _columns_from_pairs(queries, docs, values, what: str) -> TrecColumns:
+def _columns_from_pairs(queries, docs, values, what: str, context: str) -> TrecColumns:
     query_table, query_codes = StringTable.from_strings(queries)
     doc_table, doc_codes = StringTable.from_strings(docs)
+    check_ids(query_table, query_codes, "query id", context)
+    check_ids(doc_table, doc_codes, "document id", context)
     _check_values(values, what, lambda i: (queries[i], docs[i]))
     return TrecColumns(query_table, query_codes, doc_table, doc_codes, values,
                        np.arange(1, values.shape[0] + 1, dtype=np.int64), None)
+
+
+_ID_RULE = "ids must be str, bytes (decoded as UTF-8) or integers (their decimal text)"
+
+
+def _id_text(value, where: str) -> str:
+    """One id as text: a str as it is, bytes decoded as UTF-8, an integer as its decimal text."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{where} is {value!r}, which is not valid UTF-8 (bytes ids are decoded as "
+                             "UTF-8)") from None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if (value is None or type(value).__name__ in ("NAType", "NaTType")
+            or (isinstance(value, (float, np.floating)) and np.isnan(value))):
+        raise TypeError(f"{where} is missing ({value if value is None else str(value)}); every row needs an "
+                        f"id: {_ID_RULE}")
+    if isinstance(value, (float, np.floating)):
+        raise TypeError(f"{where} is the float {float(value)!r}; {_ID_RULE}, not floats: it would be the "
+                        f"text {str(float(value))!r} (convert integral floats with astype(int), or pass "
+                        "strings)")
+    raise TypeError(f"{where} is {value!r} of type {type(value).__name__}; {_ID_RULE}")
+
+
+def _ids_text(items: list, where: str) -> tuple[list, bool]:
+    """``items`` as str ids (:func:`_id_text`; ``where`` formats a row index), and whether any was not."""
+    if all(type(v) is str for v in items):
+        return items, False
+    return [v if type(v) is str else _id_text(v, where.format(i)) for i, v in enumerate(items)], True
 
 
 def _check_values(values: np.ndarray, what: str, ids) -> None:
@@ -85,26 +129,37 @@ def _check_unique_pairs(c: TrecColumns, what: str) -> None:
 
 
 def _from_dict(mapping, what: str) -> TrecColumns:
+    context = f"{what}.from_dict"
     if not isinstance(mapping, dict):
-        raise TypeError(f"{what}.from_dict takes {{query_id: {{doc_id: value}}}}, "
-                        f"got {type(mapping).__name__}")
+        raise TypeError(f"{context} takes {{query_id: {{doc_id: value}}}}, got {type(mapping).__name__}")
     queries, docs, values = [], [], []
+    converted = False
     for query, judged in mapping.items():
         if not isinstance(judged, dict):
-            raise TypeError(f"{what}.from_dict: the value for query {query!r} must be a dict "
+            raise TypeError(f"{context}: the value for query {query!r} must be a dict "
                             f"{{doc_id: value}}, got {type(judged).__name__}")
-        queries.extend([str(query)] * len(judged))
-        docs.extend(map(str, judged))
+        if type(query) is not str:
+            query, converted = _id_text(query, f"{context}: a query id"), True
+        keys, changed = _ids_text(list(judged), f"{context}: a document id of query {query!r}")
+        converted |= changed
+        queries.extend([query] * len(judged))
+        docs.extend(keys)
         values.extend(judged.values())
     try:
         numbers = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"{what}.from_dict: values must be numbers") from None
-    return _columns_from_pairs(queries, docs, numbers, what)
+        raise TypeError(f"{context}: values must be numbers") from None
+    columns = _columns_from_pairs(queries, docs, numbers, what, context)
+    if converted:
+        # Keys that differ as objects can be the same id as text (1 and "1", b"d" and "d").
+        _check_unique_pairs(columns, what)
+    return columns
 
 
-def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: bool = False, n_threads=None):
-    queries, docs = as_ids(query_ids, "query_ids", copy), as_ids(doc_ids, "doc_ids", copy)
+def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: bool = False, n_threads=None,
+                 names=("query_ids", "doc_ids"), where=("query_ids[{}]", "doc_ids[{}]"),
+                 context: str = "from_arrays"):
+    queries, docs = as_ids(query_ids, names[0], copy), as_ids(doc_ids, names[1], copy)
     numbers = np.asarray(values)
     if numbers.ndim != 1 or numbers.dtype.kind not in "biuf":
         raise TypeError(f"{value_name} must be a 1-D array of numbers, got {numbers.dtype} of shape "
@@ -115,9 +170,10 @@ def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: b
             raise ValueError(f"{name} has {len(ids)} rows but {value_name} has {n}")
     numbers = np.array(numbers, dtype=np.float64) if copy else np.ascontiguousarray(numbers, dtype=np.float64)
     if queries is None or docs is None:
-        text = [np.asarray(ids) for ids in (query_ids, doc_ids)]
-        text = [[v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in ids.tolist()] for ids in text]
-        parsed = _columns_from_pairs(text[0], text[1], numbers, what)
+        context = f"{what}.{context}"
+        text = [_ids_text(np.asarray(ids).tolist(), f"{context}: {label}")[0]
+                for ids, label in zip((query_ids, doc_ids), where, strict=True)]
+        parsed = _columns_from_pairs(text[0], text[1], numbers, what, context)
         _check_unique_pairs(parsed, what)
         return parsed
     _check_values(numbers, what, lambda i: (int(queries[i]), int(docs[i])))
@@ -130,7 +186,9 @@ def _from_pandas(frame, columns: dict, what: str, value_name: str):
         raise ValueError(f"{what}.from_pandas: the DataFrame has no column {missing[0]!r} "
                          f"(columns: {list(frame.columns)})")
     query, doc, value = (frame[name].to_numpy() for name in columns.values())
-    return _from_arrays(query, doc, value, what, value_name)
+    names = tuple(f"{what}.from_pandas: column {columns[key]!r}" for key in ("query", "doc"))
+    where = tuple(f"column {columns[key]!r}, row {{}}," for key in ("query", "doc"))
+    return _from_arrays(query, doc, value, what, value_name, names=names, where=where, context="from_pandas")
 
 
 class _Side:
@@ -266,17 +324,34 @@ class Qrels(_TrecData):
 
     @classmethod
     def read(cls, path) -> Qrels:
-        """Read a TREC qrels file (``.gz`` is decompressed); errors name the file and line."""
+        """Read a TREC qrels file; errors name the file and line.
+
+        ``path`` is a path, ``"-"`` for standard input, or a binary file object; gzip data
+        is decompressed (see :func:`rankwise._trec_io.read_run` for the details and errors).
+        """
         return cls(read_qrels(path))
 
     @classmethod
     def from_dict(cls, qrels: dict) -> Qrels:
-        """From ``{query_id: {doc_id: relevance}}`` (ids are converted with ``str``)."""
+        """From ``{query_id: {doc_id: relevance}}``.
+
+        Ids become text as a TREC file holds them: a ``str`` as it is, ``bytes`` decoded
+        as UTF-8 (ValueError naming the id if they are not UTF-8), an integer as its
+        decimal text. Any other key is a TypeError: a float (``1.0`` would become the
+        text ``"1.0"``, which matches no file's ``1``), None, NaN, a bool. So is an id a
+        TREC file cannot hold (ValueError): an empty one, one with whitespace or NUL, a
+        query id starting with ``#``. Two keys that are the same text (``1`` and
+        ``"1"``) are the same id: twice in one query, a repeated document (ValueError).
+        """
         return cls(_from_dict(qrels, "Qrels"))
 
     @classmethod
     def from_pandas(cls, frame, query="query_id", doc="doc_id", relevance="relevance") -> Qrels:
-        """From a DataFrame with one row per judgement (integer id columns stay integers)."""
+        """From a DataFrame with one row per judgement, as :meth:`from_arrays` takes its columns.
+
+        Integer id columns stay integers; other columns hold ids as :meth:`from_dict`
+        takes them (a missing id, NaN or None, is a TypeError naming the column and row).
+        """
         return cls(_from_pandas(frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels",
                                 "relevance"))
 
@@ -286,7 +361,8 @@ class Qrels(_TrecData):
 
         Integer ids stay integers (no strings are made, so millions of rows load in
         milliseconds); they behave exactly as their decimal text would in a qrels file.
-        String or object arrays are interned as :meth:`from_dict` does. Without
+        String, bytes and object arrays hold ids as :meth:`from_dict` takes them (str,
+        UTF-8 bytes, integers; errors name the array and row) and are interned. Without
         ``copy``, integer (int64) and float64 arrays are used in place: do not modify
         them afterwards. ``n_threads`` (None: all CPUs) share the check for repeated
         documents.
@@ -331,22 +407,28 @@ class Run(_TrecData):
 
     @classmethod
     def read(cls, path, name: str | None = None) -> Run:
-        """Read a TREC run file (``.gz`` is decompressed); the name defaults to its runid."""
+        """Read a TREC run file; the name defaults to its runid.
+
+        ``path`` is a path, ``"-"`` for standard input, or a binary file object (pipes and
+        FIFOs work); gzip data is decompressed as it is read. Errors name the file (and
+        line): ValueError for its content, OSError if it cannot be read or changes while
+        it is read.
+        """
         columns = read_run(path)
         if np.isnan(columns.values).any():
             i = int(np.flatnonzero(np.isnan(columns.values))[0])
-            raise ValueError(f"{os.fspath(path)}, line {columns.lines[i]}: the score is NaN; it has no place "
-                             "in a ranking")
+            raise ValueError(f"{source_name(path)}, line {columns.lines[i]}: the score is NaN; it has no "
+                             "place in a ranking")
         return cls(columns, name)
 
     @classmethod
     def from_dict(cls, run: dict, name: str | None = None) -> Run:
-        """From ``{query_id: {doc_id: score}}``."""
+        """From ``{query_id: {doc_id: score}}``; ids as :meth:`Qrels.from_dict` takes them."""
         return cls(_from_dict(run, "Run"), name)
 
     @classmethod
     def from_pandas(cls, frame, query="query_id", doc="doc_id", score="score", name=None) -> Run:
-        """From a DataFrame with one row per retrieved document (integer id columns stay integers)."""
+        """From a DataFrame with one row per retrieved document; columns as :meth:`Qrels.from_pandas`."""
         return cls(_from_pandas(frame, {"query": query, "doc": doc, "score": score}, "Run", "scores"), name)
 
     @classmethod
@@ -357,9 +439,9 @@ class Run(_TrecData):
         decimal text would in a run file, so tied scores are ordered by that text,
         descending, as trec_eval orders them. Rows grouped by query (each query's rows
         contiguous) are used as they are; otherwise they are grouped once, stably.
-        String or object arrays are interned as :meth:`from_dict` does. Without
-        ``copy``, int64 and float64 arrays are used in place: do not modify them
-        afterwards. ``n_threads`` (None: all CPUs) share the check for repeated
+        String, bytes and object arrays hold ids as :meth:`Qrels.from_dict` takes them
+        and are interned. Without ``copy``, int64 and float64 arrays are used in place: do
+        not modify them afterwards. ``n_threads`` (None: all CPUs) share the check for repeated
         documents.
 
         Examples
@@ -736,15 +818,28 @@ def _check_depth(depth) -> int:
     return int(depth)
 
 
+class _NoExpectation(ValueError):
+    """ties='expected' asked of measures without a closed form: the facts, for a caller to word.
+
+    ``measures`` are the refused measures' roots (``iprec_at_recall``); ``by_depth`` those
+    refused only because a depth is set.
+    """
+
+    def __init__(self, names: list, measures: list, by_depth: list):
+        self.measures, self.by_depth = measures, by_depth
+        super().__init__(f"ties='expected' has no closed form for {', '.join(names)} (not linear in the "
+                         "ranking); use ties='trec', 'optimistic', 'pessimistic' or 'stable' for them")
+
+
 def _check_expected(specs, ties: str, depth) -> None:
     if ties != "expected":
         return
-    refused = [s.name for s in specs if s.root in _NO_EXPECTATION]
-    if depth is not None:
-        refused += [s.name for s in specs if s.root in ("set_map", "set_F")]
-    if refused:
-        raise ValueError(f"ties='expected' has no closed form for {', '.join(refused)} (not linear in the "
-                         "ranking); use ties='trec', 'optimistic', 'pessimistic' or 'stable' for them")
+    refused = [s for s in specs if s.root in _NO_EXPECTATION]
+    by_depth = [s for s in specs if s.root in ("set_map", "set_F")] if depth is not None else []
+    if refused or by_depth:
+        raise _NoExpectation([s.name for s in refused + by_depth],
+                             list(dict.fromkeys(s.root for s in refused + by_depth)),
+                             list(dict.fromkeys(s.root for s in by_depth)))
 
 
 def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: int) -> np.ndarray:
