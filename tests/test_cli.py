@@ -205,7 +205,7 @@ def bad_files(folder: Path) -> dict:
     (["compare", "--example", "--baseline", "bm25"], "argument --baseline: 'bm25' is none of the runs"),
     (["compare", "--example", "--resamples", "0"], "argument --resamples: must be an integer from 1"),
     (["compare", "--example", "--alpha", "1"], "argument --alpha: must be a number in (0, 1), got '1'"),
-    (["compare", "--example", "--seed", "-1"], "argument --seed: must be a non-negative integer, got '-1'"),
+    (["compare", "--example", "--seed", "-1"], "argument --seed: must be an integer from 0 to 2**128 - 1, got '-1'"),
     (["compare", "--example", "--test", "anova"], "argument --test: invalid choice: 'anova'"),
     (["compare", "-", RUN, "-"], "standard input (- or /dev/stdin) can be read once"),
     (["compare", QRELS, RUN], "compare needs QRELS and at least two RUN files (or --example)"),

@@ -172,7 +172,7 @@ def test_negative_recall_fraction_in_the_cli(tmp_path):
                            "eval", "-m", "iprec_at_recall.-10000000", str(qrels), str(run)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, (done.returncode, done.stderr)
-    assert done.stderr.startswith("rankwise eval: error: trec_eval measure 'iprec_at_recall.-10000000': recall "
+    assert done.stderr.startswith("rankwise eval: error: argument -m: trec_eval measure 'iprec_at_recall.-10000000': recall "
                                   "fraction '-10000000' is out of range")
 
 
