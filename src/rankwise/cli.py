@@ -20,10 +20,10 @@ from ._demo import DEMO_METRICS, demo_report
 from ._names import parse_metric
 from ._trec_names import parse_trec_measures
 from .stats import (
+    _SEED_LIMIT,
     ALTERNATIVES,
     CORRECTIONS,
     MAX_RESAMPLES,
-    _SEED_LIMIT,
     TESTS,
     TREC_MEASURES,
     _QueriesDiffer,
