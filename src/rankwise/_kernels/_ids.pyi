@@ -7,7 +7,7 @@ def first_duplicate_grouped(
     g_stop: int,
 ) -> tuple[tuple[int, int], int]: ...
 def group_by_query(
-    ids: npt.NDArray[np.int64],
+    ids: npt.NDArray[np.int64], wide: bool = False,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], int]: ...
 def decimal_keys(
     ids: npt.NDArray[np.int64],
