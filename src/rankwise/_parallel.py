@@ -57,7 +57,9 @@ def effective_n_threads(n_threads) -> int:
 def _chunks(indptr: np.ndarray, n_chunks: int) -> np.ndarray:
     """Query boundaries giving chunks of about equal cost (items plus a per-query cost)."""
     n_queries = indptr.shape[0] - 1
-    cost = indptr + _QUERY_COST * np.arange(n_queries + 1, dtype=np.int64)
+    cost = np.arange(n_queries + 1, dtype=np.int64)      # in place: one int64 per query
+    cost *= _QUERY_COST
+    cost += indptr
     targets = np.linspace(0, cost[-1], n_chunks + 1)
     bounds = np.searchsorted(cost, targets, side="left")
     bounds[0], bounds[-1] = 0, n_queries

@@ -168,8 +168,8 @@ def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: b
     for name, ids in (("query_ids", query_ids), ("doc_ids", doc_ids)):
         if len(ids) != n:
             raise ValueError(f"{name} has {len(ids)} rows but {value_name} has {n}")
-    numbers = np.array(numbers, dtype=np.float64) if copy else np.ascontiguousarray(numbers, dtype=np.float64)
     if queries is None or docs is None:
+        numbers = _as_float64(numbers, copy)
         context = f"{what}.{context}"
         text = [_ids_text(np.asarray(ids).tolist(), f"{context}: {label}")[0]
                 for ids, label in zip((query_ids, doc_ids), where, strict=True)]
@@ -177,7 +177,14 @@ def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: b
         _check_unique_pairs(parsed, what)
         return parsed
     _check_values(numbers, what, lambda i: (int(queries[i]), int(docs[i])))
-    return id_columns(queries, docs, numbers, what, effective_n_threads(n_threads))
+    columns = id_columns(queries, docs, numbers, what, effective_n_threads(n_threads))
+    # Converted once the grouping's scratch is freed (integer relevance needs a float64 copy).
+    columns.values = _as_float64(numbers, copy)
+    return columns
+
+
+def _as_float64(numbers: np.ndarray, copy: bool) -> np.ndarray:
+    return np.array(numbers, dtype=np.float64) if copy else np.ascontiguousarray(numbers, dtype=np.float64)
 
 
 def _from_pandas(frame, columns: dict, what: str, value_name: str):
@@ -199,9 +206,10 @@ class _Side:
     """
 
     def __init__(self, columns):
+        values = columns.values
         if isinstance(columns, IdColumns):
-            self.queries, self.indptr, order = columns.queries, columns.indptr, columns.order
-            docs, self.doc_table = columns.doc_ids, None
+            self.queries, self.indptr, order = columns.queries, columns.indptr, None
+            (docs, values), self.doc_table = columns.grouped(), None
         else:
             codes, n_queries = columns.query_codes, len(columns.queries)
             self.queries, docs, self.doc_table = columns.queries, columns.doc_codes, columns.docs
@@ -210,7 +218,7 @@ class _Side:
             # Codes number queries in first-seen order, so grouped rows never decrease.
             order = None if bool(np.all(codes[1:] >= codes[:-1])) else np.argsort(codes, kind="stable")
         self.docs = docs if order is None else docs[order]
-        self.values = columns.values if order is None else columns.values[order]
+        self.values = values if order is None else values[order]
         self._docno_descending = None
 
     @property
@@ -923,11 +931,14 @@ def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:
 
 def _rank_dense(join: _Join, threads: int) -> tuple:
     """Every document ranked (the expectation over ties needs whole tie groups)."""
-    rows = _ranges(join.run_start, join.run_stop)
-    relevance = join.judge(threads)[rows]
-    scores = np.ascontiguousarray(join.run.values[rows])
-    positions = np.arange(rows.shape[0], dtype=np.int64)
-    ranked, ranked_scores = np.empty_like(scores), np.empty_like(scores)
+    relevance, scores = join.judge(threads), np.ascontiguousarray(join.run.values)
+    if not np.all((join.run_start == join.cost[:-1]) | (join.lengths == 0)):
+        # Only some of the run's queries are evaluated, or in another order: their rows.
+        rows = _ranges(join.run_start, join.run_stop)
+        relevance, scores = relevance[rows], scores[rows]
+        del rows
+    positions = np.arange(join.cost[-1], dtype=np.int64)
+    ranked, ranked_scores = np.empty(positions.shape[0]), np.empty(positions.shape[0])
 
     def task(q_start, q_stop):
         rank_relevance(scores, positions, relevance, join.cost, q_start, q_stop, ranked, ranked_scores)
