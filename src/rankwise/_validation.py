@@ -16,8 +16,9 @@ import numpy as np
 
 from ._kernels._listwise import Ties
 
-__all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_real", "as_scores", "check_choice", "check_flag",
-           "check_ties", "check_level", "check_max_grade", "position", "rows_contiguous"]
+__all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_integers", "as_real", "as_scores",
+           "check_choice", "check_flag", "check_ties", "check_level", "check_max_grade", "position",
+           "rows_contiguous"]
 
 TIES = {
     "expected": Ties.EXPECTED,
@@ -31,6 +32,7 @@ _EXACT_FLOAT_INT = 2**53
 _LABEL_CASTS = {np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64,
                 np.dtype(np.float16): np.float32}
 _REAL = (int, float, np.integer, np.floating)
+_INT64 = np.iinfo(np.int64)
 # How to pass queries of different lengths, for the error on ragged nested lists.
 RAGGED_QUERIES = ("pass every query's items flattened into one 1-D array, with indptr= (the offset "
                   "of each query's first item, then the total) or qid= (one query id per item)")
@@ -96,6 +98,35 @@ def as_array(values, name: str, ragged: str | None = None) -> np.ndarray:
         hint = f"; {ragged}" if ragged else ""
         raise ValueError(f"{name} holds sequences of different lengths, which do not form one array"
                          f"{hint}") from None
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def as_integers(values, name: str, allowed: str, error: type = ValueError) -> np.ndarray:
+    """``as_array(values)`` for an argument of integers (``allowed`` says which, for errors).
+
+    NumPy makes floats (or objects) of a sequence of Python integers when one of them is
+    beyond int64 (2**63 among non-negative ints, or beyond uint64): such a value is out
+    of range, not of the wrong type, so it raises ``error`` (ValueError; IndexError for
+    an index) naming ``name``, the value and ``allowed``. Integers that only mixed int64
+    and uint64 scalars become int64. Any other array is returned as NumPy made it, for
+    the caller's dtype check.
+    """
+    arr = as_array(values, name)
+    if arr.dtype.kind not in "fO" or isinstance(values, np.ndarray) or not arr.size:
+        return arr
+    exact = np.array(values, dtype=object).reshape(-1)
+    if exact.size != arr.size or not all(_is_integer(x) for x in exact):
+        return arr
+    outside = [i for i, x in enumerate(exact) if not _INT64.min <= x <= _INT64.max]
+    if not outside:
+        return np.array(exact.tolist(), dtype=np.int64).reshape(arr.shape)
+    i = outside[0]
+    where = f" at {position(arr.shape, i)}" if arr.ndim else ""
+    what = "hold integers" if arr.ndim else "be an integer"
+    raise error(f"{name} must {what} {allowed}; got {exact[i]}{where}")
 
 
 def as_real(value, name: str) -> float:
@@ -231,7 +262,7 @@ def _as_labels(y_true) -> tuple[np.ndarray, float]:
 
 def as_indptr(indptr, n_items: int, of: str = "y_score") -> np.ndarray:
     """CSR offsets over ``n_items`` rows of the array named ``of``, as native int64."""
-    arr = as_array(indptr, "indptr")
+    arr = as_integers(indptr, "indptr", f"from 0 to len({of}) = {n_items}")
     if arr.dtype.kind not in "iu":
         raise TypeError(f"indptr must hold integers, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size < 1:
@@ -315,7 +346,11 @@ def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties
         raise ValueError("y_true and y_score must be 1-D or 2-D, "
                          f"got shapes {labels.shape} and {scores.shape}")
     if (qid is not None or indptr is not None) and (scores.ndim, labels.ndim) != (1, 1):
-        raise ValueError("qid= and indptr= group 1-D inputs; 2-D inputs already hold one query per row")
+        wrong = " and ".join(f"{name} is {arr.ndim}-D (shape {arr.shape})"
+                             for name, arr in (("y_true", labels), ("y_score", scores)) if arr.ndim != 1)
+        option = "qid" if qid is not None else "indptr"
+        raise ValueError(f"{option}= groups 1-D y_true and y_score, but {wrong}; 2-D inputs already hold "
+                         "one query per row")
     shared = scores.ndim == 1 and labels.ndim == 2
     if shared:
         if labels.shape[1] != scores.shape[0]:
