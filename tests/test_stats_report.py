@@ -349,6 +349,20 @@ def test_compare_systems_metrics_of_runs():
     assert rw.compare_systems([run, second], qrels, "map").metrics == ("map",)
 
 
+@pytest.mark.parametrize("metrics, message", [
+    (b"map", r"metrics must be a str, a list of str or None \(the default\), got bytes"),
+    ({"map": 1}, r"metrics must be a str, a list of str or None \(the default\), got dict"),
+    ([1], r"metrics must hold str \(metric names\), got 1 at position 0"),
+    ([None], r"metrics must hold str \(metric names\), got None at position 0"),
+    ([b"map"], r"metrics must hold str \(metric names\), got b'map' at position 0"),
+])
+def test_compare_systems_metrics_of_runs_of_the_wrong_type(metrics, message):
+    # The argument is named (metrics), before any run is evaluated.
+    qrels, run = read_example()
+    with pytest.raises(TypeError, match=f"^{message}$"):
+        rw.compare_systems({"x": run, "y": run}, qrels, metrics)
+
+
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"alpha": 0}, ValueError, r"alpha must be in \(0, 1\), got 0$"),
     ({"alpha": 1}, ValueError, r"alpha must be in \(0, 1\), got 1$"),

@@ -52,13 +52,16 @@ class _QueriesDiffer(ValueError):
     """Inputs cover different queries and on_missing='error': the facts, for a caller to word.
 
     ``details`` says which queries each input has alone, ``n_shared`` how many they share;
-    the message names the Python remedy (the command line names its own option).
+    the message names the Python remedy (the command line names its own option). A
+    ValueError to every caller; the CLI catches this class to word its own remedy.
     """
 
     def __init__(self, details: str, n_shared: int):
         self.details, self.n_shared = details, n_shared
-        super().__init__(f"the inputs cover different queries: {details}; pass on_missing='intersect' to "
-                         f"compare the {n_shared} queries they share")
+        shared = f"the {n_shared} quer{'y' if n_shared == 1 else 'ies'} they share"
+        remedy = (f"pass on_missing='intersect' to compare {shared}" if n_shared
+                  else "they share no query, so on_missing='intersect' cannot help either")
+        super().__init__(f"the inputs cover different queries: {details}; {remedy}")
 _NAN_POLICIES = ("raise", "omit")
 _FAMILIES = ("metric", "all")
 _EPS = np.finfo(np.float64).eps
@@ -294,6 +297,24 @@ def _canonical_order(ids: list) -> list:
         return list(range(len(ids)))
 
 
+def _id_kind(q) -> str:
+    if isinstance(q, (bytes, np.bytes_)):
+        return "bytes"
+    if isinstance(q, str):
+        return "text"
+    return "numbers" if isinstance(q, (int, float, np.number)) else type(q).__name__
+
+
+def _id_kinds_hint(systems: list) -> list:
+    """Why inputs share no query, when their ids are of kinds that never compare equal
+    (b"q1" is not "q1", nor "1" the number 1): [a sentence] or []."""
+    kinds = [{_id_kind(q) for q in ids} for _, ids, _ in systems]
+    if not all(len(k) == 1 for k in kinds) or len(set.union(*kinds)) == 1:
+        return []
+    held = ", ".join(f"{next(iter(k))} in {name}" for (name, _, _), k in zip(systems, kinds, strict=True))
+    return [f"the ids are {held}, which never equal each other (b'q1' is not 'q1', '1' is not 1)"]
+
+
 def _align(systems: list, on_missing: str):
     """Align (name, ids, values) triples by query id; returns (ids or None, [values])."""
     keyed = [ids is not None for _, ids, _ in systems]
@@ -320,6 +341,8 @@ def _align(systems: list, on_missing: str):
             only = [q for q in ids if q not in shared]
             if only:
                 details.append(f"{len(only)} in {name} only (e.g. {', '.join(map(repr, only[:3]))})")
+        if not common:
+            details += _id_kinds_hint(systems)
         raise _QueriesDiffer("; ".join(details), len(common))
     if not common:
         raise ValueError("the inputs have no query id in common")
