@@ -452,3 +452,46 @@ def test_integer_labels_and_level_both_beyond_2_53():
     with pytest.raises(ValueError, match=r"relevance_level=.* and labels of y_true are both above 2\*\*53"):
         rw.evaluate(y_true, [[0.2, 0.1]], ["MRR"], relevance_level=2.0**60)
     assert rw.reciprocal_rank(y_true, [[0.1, 0.2]], relevance_level=2.0**53) == 0.5
+
+
+@pytest.mark.parametrize("y_true, y_score, exc, match", [
+    # NumPy makes float64 of these lists, where 2**63 + 1 ties with 2**63: MRR 0.75 instead of 1.
+    ([[0, 1, 0]], [[0, 2**63 + 1, 2**63]], ValueError,
+     r"y_score has integers beyond 2\*\*53, which float64 cannot hold exactly"),
+    ([[0, 2**63]], [[0.1, 0.2]], ValueError, r"y_true has labels beyond 2\*\*63 - 1 \(up to 9223372036854775808\)"),
+    # Beyond 64 bits (object arrays): numbers out of range, not a wrong type.
+    ([[0, 1]], [[0, 2**64]], ValueError,
+     r"y_score holds the integer 18446744073709551616 at row 0, column 1, which no 64-bit integer type holds"),
+    ([[0, 1]], [[0, -(2**64)]], ValueError, "y_score holds the integer -18446744073709551616"),
+    ([[0, 2**64]], [[0.1, 0.2]], ValueError, "y_true holds the integer 18446744073709551616 at row 0, column 1"),
+    ([[0, 10**400]], [[0.1, 0.2]], ValueError, r"y_true holds the integer 100000000000\.\.\. \(an integer of 401 "
+                                               r"digits\) at row 0, column 1"),
+])
+def test_python_integers_beyond_int64_are_kept_exact_or_refused(y_true, y_score, exc, match):
+    with pytest.raises(exc, match=match):
+        rw.evaluate(y_true, y_score, ["MRR"])
+
+
+def test_python_integer_scores_and_labels_within_int64_are_read():
+    got = rw.evaluate([[0, 2**62, 0]], [[0, 2**53, 2**53 - 1]], ["MRR", "P@1"]).mean()
+    assert got == {"MRR": 1.0, "P@1": 1.0}
+
+
+@pytest.mark.parametrize("qid", [[0, 0, 2**63 + 1, 2**63 + 1, 2**63, 2**63],          # NumPy: float64
+                                 [-1, -1, 2**64 + 1, 2**64 + 1, 2**64, 2**64]])     # NumPy: object
+def test_integer_query_ids_beyond_int64_stay_distinct(qid):
+    # As float64, 2**63 + 1 and 2**63 (or 2**64 + 1 and 2**64) would be one query.
+    y_true, y_score = [1, 0, 0, 1, 1, 0], [0.2, 0.1, 0.3, 0.4, 0.5, 0.6]
+    res = rw.evaluate(y_true, y_score, ["MRR"], qid=qid)
+    assert res.query_ids.tolist() == sorted(set(qid))
+    want = rw.evaluate(y_true, y_score, ["MRR"], indptr=[0, 2, 4, 6])["MRR"]
+    by_id = dict(zip(dict.fromkeys(qid), want.tolist(), strict=True))
+    assert res["MRR"].tolist() == [by_id[q] for q in sorted(set(qid))]
+
+
+@pytest.mark.parametrize("doc_ids", [[[0, 2**63 + 1, 2**63]], [[-1, 2**64 + 1, 2**64]]])
+def test_integer_doc_ids_beyond_int64_stay_distinct(doc_ids):
+    # trec_eval orders tied documents by id, compared as text: the same as passing them as str.
+    kwargs = dict(y_true=[[1, 0, 1]], y_score=[[0.2, 0.2, 0.2]], metrics=["MRR", "MAP"], ties="trec")
+    got = rw.evaluate(doc_ids=doc_ids, **kwargs).mean()
+    assert got == rw.evaluate(doc_ids=[[str(d) for d in doc_ids[0]]], **kwargs).mean()

@@ -287,6 +287,13 @@ def test_ranks_counts_and_types(call, exc, match):
     (lambda: rw.rank_positive(scores=Z, true_index=[0, 2**63]), ValueError, "true_index must hold integers"),
     (lambda: rw.rank_positive(scores=Z, true_index=[-(2**63) - 1, 0]), ValueError, "got -9223372036854775809"),
     (lambda: rw.rank_positive(POS, Z.astype(np.complex128)), TypeError, "neg_scores must be numeric"),
+    # Python ints around 2**63 (NumPy made float64 of them, so 2**63 + 1 tied with 2**63) or beyond 64 bits
+    (lambda: rw.rank_positive([0, 2**63 + 1], [[1], [2**63]]), ValueError,
+     "pos_score has integers beyond 2\\*\\*53, which float64 cannot hold exactly"),
+    (lambda: rw.rank_positive([0.5, 0.5], [[1, 2], [0, 2**63 + 1]]), ValueError,
+     "neg_scores has integers beyond 2\\*\\*53"),
+    (lambda: rw.rank_positive([2**64], [[0.1]]), ValueError,
+     r"pos_score holds the integer 18446744073709551616 at position 0, which no 64-bit integer type holds"),
     (lambda: rw.rank_positive(POS, Z.astype("datetime64[ns]")), TypeError, "neg_scores must be numeric"),
     (lambda: rw.rank_positive(b"1", Z), TypeError, "pos_score must be numeric"),
     (lambda: rw.rank_positive(POS, Z, nan=None), TypeError, "nan must be one of .* \\(a string\\), got None"),

@@ -395,6 +395,17 @@ def test_longdouble_weights_beyond_float64_keep_their_ratios(exponent):
         rw.rank_metrics(ranks, names, weights=weights, ties="realistic")
 
 
+def test_python_integer_weights_beyond_64_bits():
+    # Numbers NumPy keeps only as objects: real weights all the same (only their ratios matter).
+    ranks = rw.Ranks([0, 2, 5, 1], [1, 0, 2, 0], [4, 6, 12, 3])
+    names = ["MR", "MRR", "median_rank", "zMRR"]
+    want = rw.rank_metrics(ranks, names, weights=[1, 2, 1, 1], ties="realistic")
+    assert rw.rank_metrics(ranks, names, weights=[2**70, 2**71, 2**70, 2**70], ties="realistic") == want
+    with pytest.raises(ValueError, match=r"weights holds 100000000000\.\.\. \(an integer of 401 digits\) at "
+                                         r"position 0, beyond the range of float64"):
+        rw.rank_metrics(ranks, names, weights=[10**400, 1, 1, 1], ties="realistic")
+
+
 @pytest.mark.parametrize("weights, match", [
     ([1, np.nan, 1], r"weights must be finite numbers >= 0 \(not all 0\); got nan at position 1"),
     (np.array([1, -1, 1], np.longdouble), "got -1.0 at position 1"),

@@ -417,7 +417,13 @@ def test_masked_arrays_are_refused():
     (b"ab", TypeError, r"a must hold numbers, got dtype \|S2"),
     ("0.1", TypeError, "a must hold numbers, got dtype <U3"),
     (None, TypeError, "a must hold numbers, got dtype object"),
-    ([10**400, 1], TypeError, "a must hold numbers, got dtype object"),
+    # a number, out of range: not a wrong type
+    ([10**400, 1], ValueError, r"a holds the integer 100000000000\.\.\. \(an integer of 401 digits\) at position 0"),
+    # integers that float64 (where the tests compute) would round: differences would be wrong
+    ([2**63 + 1, 2**63], ValueError, r"a holds the integer 9223372036854775809 at position 0, beyond 2\*\*53"),
+    ([0, 2**63 + 1], ValueError, r"a holds the integer 9223372036854775809 at position 1, beyond 2\*\*53"),
+    (np.array([2**53 + 1, 0]), ValueError, r"a holds the integer 9007199254740993 at position 0, beyond 2\*\*53"),
+    (np.array([0, -(2**53) - 1], np.int64), ValueError, "a holds the integer -9007199254740993 at position 1"),
     (np.array([0.1, 0.2], dtype=object), TypeError, "a must hold numbers, got dtype object"),
     ((x for x in [0.1, 0.2]), TypeError, "a must hold numbers, got dtype object"),
     ([[0.1], [0.2, 0.3]], ValueError, r"a must be a 1-D sequence of numbers \(one value per query\)"),

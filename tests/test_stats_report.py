@@ -277,6 +277,10 @@ PVALUES = r"pvalues must be an array-like of numbers in \[0, 1\] \(one family of
     ([0.1, np.inf], ValueError, r"pvalues must lie in \[0, 1\], got inf at position 1"),
     ([[0.1, 0.2], [0.3, 2]], ValueError, r"got 2.0 at index \(1, 1\)"),
     (2, ValueError, r"pvalues must lie in \[0, 1\], got 2.0 at position 0"),
+    # Python ints beyond 64 bits are numbers (out of range), not objects of the wrong type
+    ([0.1, 2**70], ValueError, r"pvalues must lie in \[0, 1\], got 1.1805916207174113e\+21 at position 1"),
+    ([0.1, 10**400], ValueError, r"pvalues holds 100000000000\.\.\. \(an integer of 401 digits\) at "
+                                 r"position 1, beyond the range of float64"),
 ])
 def test_correct_names_pvalues(pvalues, error, message):
     with pytest.raises(error, match=message):

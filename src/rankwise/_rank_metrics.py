@@ -172,7 +172,7 @@ def _weights(weights, n: int) -> np.ndarray | None:
     """
     if weights is None:
         return None
-    arr = as_array(weights, "weights")
+    arr = as_array(weights, "weights", wide="float")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"weights must be numeric, got dtype {arr.dtype}")
     if arr.shape != (n,):

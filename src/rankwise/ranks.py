@@ -574,7 +574,10 @@ def _score_matrix(scores, true_index, mask, indptr) -> tuple[_Candidates, np.nda
     """Candidates and true-answer scores of the PyKEEN form: all scores plus the true column."""
     values = as_scores(scores, "scores", check_nan=False, rows_only=True, ragged=_RAGGED_CANDIDATES)
     single = values.ndim == 1 and indptr is None
-    n_queries = values.shape[0] if values.ndim == 2 else 1 if single else as_array(indptr, "indptr").size - 1
+    if values.ndim == 2 or single:
+        n_queries = values.shape[0] if values.ndim == 2 else 1
+    else:  # the offsets are checked with the candidates; their count is needed first
+        n_queries = as_integers(indptr, "indptr", f"from 0 to len(scores) = {values.size}").size - 1
     cands = _Candidates.from_arrays(values, max(n_queries, 0), mask, indptr, "scores", single)
     lengths = cands.lengths()
     cands.own_column = _as_true_index(true_index, lengths.shape[0], lengths)

@@ -35,7 +35,7 @@ import numpy as np
 from ._kernels._resample import bootstrap_sums, sign_flip_sums
 from ._parallel import _cpu_count, effective_n_threads
 from ._results import Results
-from ._validation import check_choice
+from ._validation import as_array, check_choice
 
 __all__ = ["ComparisonReport", "ComparisonResult", "ConfidenceInterval", "MannWhitneyResult", "compare",
            "compare_systems", "correct", "mann_whitney"]
@@ -65,6 +65,7 @@ class _QueriesDiffer(ValueError):
 _NAN_POLICIES = ("raise", "omit")
 _FAMILIES = ("metric", "all")
 _EPS = np.finfo(np.float64).eps
+_EXACT_FLOAT_INT = 2**53
 # Decimals kept in the differences, in units of the data's power of two (module docstring).
 _DIGITS = 12
 _FLOAT_MAX = sys.float_info.max
@@ -227,14 +228,18 @@ def _numbers(values, name: str) -> np.ndarray:
     if isinstance(values, np.ma.MaskedArray):
         raise TypeError(f"{name} is a masked array; pass the values to compare (e.g. "
                         f"{name}.filled(np.nan) with nan_policy='omit')")
-    try:
-        arr = np.asarray(values)
-    except ValueError:
-        raise ValueError(f"{name} must be a 1-D sequence of numbers (one value per query)") from None
+    arr = as_array(values, name, f"{name} must be a 1-D sequence of numbers (one value per query)")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one value per query), got shape {arr.shape}")
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8 and arr.size and (
+            arr.max() > _EXACT_FLOAT_INT or arr.min() < -_EXACT_FLOAT_INT):
+        # Rounded to float64, neighbouring integers would become equal and their differences 0.
+        i = int(np.flatnonzero((arr > _EXACT_FLOAT_INT) | (arr < -_EXACT_FLOAT_INT))[0])
+        raise ValueError(f"{name} holds the integer {arr[i]} at position {i}, beyond 2**53, which float64 "
+                         "(where the tests compute) cannot hold exactly; pass floats if rounding is "
+                         "acceptable")
     return arr.astype(np.float64)
 
 
@@ -937,11 +942,7 @@ def _pvalues(pvalues) -> np.ndarray:
     allowed = "an array-like of numbers in [0, 1] (one family of p-values)"
     if pvalues is None or isinstance(pvalues, (str, bytes)):
         raise TypeError(f"pvalues must be {allowed}, got {pvalues!r}")
-    try:
-        p = np.asarray(pvalues)
-    except ValueError:
-        raise ValueError(f"pvalues must be {allowed}, of one shape (nested lists of different lengths "
-                         "are not)") from None
+    p = as_array(pvalues, "pvalues", f"pvalues must be {allowed}, of one shape", wide="float")
     if p.dtype.kind not in "iuf":
         raise TypeError(f"pvalues must be {allowed}, got dtype {p.dtype}")
     p = p.astype(np.float64)  # a copy
