@@ -136,6 +136,11 @@ CORE = {
 }
 
 
+def _int_list(x: str, value: str, at: int) -> str:
+    """Source of ``x`` times 16 as nested lists of Python ints, ``value`` at flat position ``at``."""
+    return f"put((np.asarray({x}) * 16).astype(np.int64), {value}, {at}, object).tolist()"
+
+
 def _type_rows(ctx: Ctx, v: str, none, zero_d=True) -> list:
     """The wrong-type classes every scalar kind shares (``v``: the source of a valid value)."""
     rows = [("str", repr(v), ctx.te()), ("bytes", f"b{v!r}", ctx.te()), ("True", "True", ctx.te()),
@@ -302,6 +307,10 @@ class Scores(Kind):
             ("int64", f"(np.asarray({x}) * 16).astype(np.int64)", ordered),
             ("uint64", f"(np.asarray({x}) * 16).astype(np.uint64)", ordered),
             ("uint64>2**63", f"put(np.asarray({x}) * 16, 2**63 + 2**11, {self.top}, np.uint64)", ctx.ve()),
+            # Lists of Python ints: NumPy makes float64 of one around 2**63 (2**63 + 1 would tie with
+            # 2**63), objects of one beyond 64 bits; numbers out of range either way.
+            ("list>2**63", _int_list(x, "2**63 + 1", self.top), ctx.ve()),
+            ("list-2**64", _int_list(x, "2**64", self.top), ctx.ve()),
             ("int64=2**60", f"put(np.asarray({x}) * 16, 2**60, {self.top}, np.int64)", ctx.ve()),
             ("bool", f"np.asarray({x}) > 0.3", ok),
             ("longdouble", f"np.asarray({x}, np.longdouble)", ctx.te() if WIDE_LONGDOUBLE else same),
@@ -350,6 +359,9 @@ class Labels(Kind):
             ("uint64", f"np.asarray({x}, np.uint64)", same),
             ("uint64=2**63", f"put({x}, 2**63, {self.top}, np.uint64)", either(bounded, ctx.ve())),
             ("uint64=2**64-1", f"put({x}, 2**64 - 1, {self.top}, np.uint64)", either(bounded, ctx.ve())),
+            # Lists of Python ints around 2**63 (NumPy: float64) or beyond 64 bits (NumPy: objects).
+            ("list>2**63", _int_list(x, "2**63 + 1", self.top), either(bounded, ctx.ve())),
+            ("list-2**64", _int_list(x, "2**64", self.top), ctx.ve()),
             ("int8", f"np.asarray({x}, np.int8)", same), ("uint16", f"np.asarray({x}, np.uint16)", same),
             ("uint32", f"np.asarray({x}, np.uint32)", same), ("float16", f"np.asarray({x}, np.float16)", same),
             ("float32", f"np.asarray({x}, np.float32)", same),
@@ -408,6 +420,13 @@ class Ids(Kind):
             ("uint64-big", "np.array([2**64 - 1] * 3 + [2**63] * 3, np.uint64)",
              Ok("assert result.query_ids.tolist() == [2**63, 2**64 - 1]" if ctx.target.id.startswith("evaluate")
                 else "")),
+            # Python ints around 2**63 (NumPy: float64, where they would be one query) and beyond 64 bits.
+            ("list>2**63", "[2**63 + 1] * 3 + [2**63] * 3", Ok(
+                "assert result.query_ids.tolist() == [2**63, 2**63 + 1]" if ctx.target.id.startswith("evaluate")
+                else f"same(result, {ctx.call_with('Q1')})")),
+            ("list>2**64", "[2**64 + 1] * 3 + [-1] * 3", Ok(
+                "assert result.query_ids.tolist() == [-1, 2**64 + 1]" if ctx.target.id.startswith("evaluate")
+                else f"same(result, {ctx.call_with('Q1[::-1]')})")),
             ("nan", "[1.0, 1.0, 1.0, np.nan, np.nan, np.nan]", ctx.ve()),
             ("infinite", "[np.inf] * 3 + [-np.inf] * 3", Ok()),
             ("mixed", "np.array([1, 'a', 1, 2, 2, 2], object)", ctx.te()),
@@ -424,6 +443,11 @@ class DocIds(Kind):
         x, same = ctx.base, ctx.same()
         return [
             ("bytes", f"np.array({x}, 'S')", same), ("ints", "[[1, 2, 3], [1, 2, 3]]", same),
+            # Python ints around 2**63 or beyond 64 bits: distinct ids, ordered as their text.
+            ("ints>2**63", "[[0, 2**63 + 1, 2**63], [1, 2, 3]]",
+             ctx.same("[['0', '9223372036854775809', '9223372036854775808'], ['1', '2', '3']]")),
+            ("ints>2**64", "[[-1, 2**64 + 1, 2**64], [1, 2, 3]]",
+             ctx.same("[['-1', '18446744073709551617', '18446744073709551616'], ['1', '2', '3']]")),
             ("bad-utf8", "np.array([[b'\\xff', b'd2', b'd3'], [b'd1', b'd2', b'd3']])",
              either(Ok(), ctx.ve(), ctx.te())),
             ("duplicate", f"[['d1', 'd1', 'd3'], {x}[1]]", ctx.ve()),
@@ -523,6 +547,9 @@ class Values(Kind):
             ("swapped", f"swapped(np.asarray({x}, float))", same), ("strided", f"strided({x})", same),
             ("readonly", f"readonly({x})", same), ("int", f"(np.asarray({x}) * 1000).astype(np.int64)", Ok()),
             ("uint64", f"(np.asarray({x}) * 1000).astype(np.uint64)", Ok()),
+            # Integers that float64 (where the tests compute) would round, or that no 64-bit type holds.
+            ("int64>2**53", f"put((np.asarray({x}) * 1000).astype(np.int64), 2**53 + 1, 0, np.int64)", ctx.ve()),
+            ("list>2**63", _int_list(x, "2**63 + 1", 0), ctx.ve()), ("list-2**64", _int_list(x, "2**64", 0), ctx.ve()),
             ("longdouble", f"np.asarray({x}, np.longdouble)", either(same, ctx.te())),
             ("complex", f"np.asarray({x}, complex)", ctx.te()), ("object", f"np.asarray({x}, object)", ctx.te()),
             ("str", f"np.asarray({x}).astype(str)", ctx.te()), ("bytes", f"np.asarray({x}).astype('S8')", ctx.te()),
@@ -785,7 +812,8 @@ class Weights(Kind):
             ("ones", "[1, 1, 1]", ctx.same("None")), ("uint64", "np.array([1, 1, 1], np.uint64)", equal),
             ("float16", "np.array([1, 1, 1], np.float16)", equal), ("bool", "[True, True, True]", equal),
             ("1e308", "[1e308, 1e308, 1e308]", close), ("1e-300", "[1e-300, 1e-300, 1e-300]", close),
-            ("2**64", "[2**64, 2**64, 2**64]", either(close, ctx.te())), ("uint64-max", "np.full(3, 2**64 - 1, np.uint64)", close),
+            ("2**64", "[2**64, 2**64, 2**64]", close),
+            ("10**400", "[10**400, 1, 1]", ctx.ve()), ("uint64-max", "np.full(3, 2**64 - 1, np.uint64)", close),
             ("nan", "[np.nan, 1, 1]", ctx.ve()), ("inf", "[np.inf, 1, 1]", ctx.ve()), ("negative", "[-1, 1, 1]", ctx.ve()),
             ("zeros", "[0, 0, 0]", ctx.ve()), ("short", "[1, 1]", ctx.ve()), ("2-D", "[[1, 1, 1]]", ctx.ve()),
             ("scalar", "1", ctx.ve()), ("str", "['1', '1', '1']", ctx.te()),
@@ -808,6 +836,7 @@ class PValues(Kind):
             ("uint64", "np.array([0, 1], np.uint64)", bounded),
             ("nan", "[0.01, np.nan]", VE(named)), ("inf", "[0.01, np.inf]", VE(named)),
             ("negative", "[-0.1]", VE(named)), ("above-1", "[1.5]", VE(named)), ("huge", "[1e308]", VE(named)),
+            ("2**70", "[0.01, 2**70]", VE(named)), ("10**400", "[0.01, 10**400]", VE(named)),
             ("None", "None", TE(named)), ("str", "'0.5'", TE(named)), ("str-list", "['0.01', '0.04']", TE(named)),
             ("bytes", "b'0.5'", TE(named)), ("None-inside", "[0.01, None]", TE(named)),
             ("complex", "[0.5j]", TE(named)), ("datetime64", "np.zeros(2, 'datetime64[s]')", TE(named)),
