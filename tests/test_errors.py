@@ -95,7 +95,6 @@ def test_metric_names_must_be_strings():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: rw.precision(T, S, k=0), "precision: cutoff k must be >= 1"),
-    (lambda: rw.recall(T, S, k=None), "recall: R needs a cutoff"),
     (lambda: rw.hit_rate(T, S, k=2.5), "hit_rate: cutoff k must be an integer"),
     (lambda: rw.ndcg(T, S, k=True), "ndcg: cutoff k must be an integer"),
     (lambda: rw.rbp(T, S, p=0.0), r"rbp: RBP persistence p must be in \(0, 1\)"),
@@ -368,6 +367,53 @@ def test_indptr_values_outside_the_items(indptr, match):
         rw.evaluate([1, 0, 1], [0.2, 0.1, 0.3], ["MRR"], indptr=indptr)
 
 
+PER_METRIC = [rw.reciprocal_rank, rw.average_precision, rw.ndcg, rw.dcg, rw.precision, rw.recall, rw.r_precision,
+              rw.hit_rate, rw.err, rw.rbp]
+
+
+@pytest.mark.parametrize("indptr, value", [
+    ([0, 2**63, 3], "9223372036854775808"),          # NumPy makes float64 of this list
+    ([0, 2**64 - 1, 3], "18446744073709551615"),     # float64 too
+    ([0, 2**64, 3], "18446744073709551616"),         # beyond uint64: an object array
+    ([0, -(2**63) - 1, 3], "-9223372036854775809"),  # below int64: an object array
+    ([0, np.uint64(2**63), 3], "9223372036854775808"),
+])
+@pytest.mark.parametrize("func", [None, *PER_METRIC], ids=lambda f: "evaluate" if f is None else f.__name__)
+def test_indptr_beyond_int64_is_a_value_error(func, indptr, value):
+    # Python ints beyond int64 in a list: the value is out of range, not of the wrong type.
+    kwargs = {"k": 2} if func in (rw.precision, rw.recall, rw.hit_rate) else {}
+    with pytest.raises(ValueError, match=rf"indptr must hold integers from 0 to len\(y_score\) = 3; got {value} "
+                                         r"at position 1"):
+        if func is None:
+            rw.evaluate([1, 0, 1], [0.2, 0.1, 0.3], ["MRR"], indptr=indptr)
+        else:
+            func([1, 0, 1], [0.2, 0.1, 0.3], indptr=indptr, **kwargs)
+
+
+def test_indptr_of_mixed_numpy_integer_scalars_is_read():
+    # int64 and uint64 scalars in one list make float64 in NumPy; they are integers all the same.
+    got = rw.evaluate([1, 0, 1], [0.2, 0.1, 0.3], ["MRR"], indptr=[np.int64(0), np.uint64(2), 3])["MRR"]
+    np.testing.assert_array_equal(got, [1.0, 1.0])
+
+
+@pytest.mark.parametrize("func", [rw.precision, rw.recall, rw.hit_rate], ids=lambda f: f.__name__)
+def test_required_cutoff_of_none_is_a_type_error(func):
+    with pytest.raises(TypeError, match=rf"^{func.__name__}: cutoff k must be an integer from 1 to 2\*\*63 - 1, "
+                                        "got None$"):
+        func(T, S, k=None)
+
+
+@pytest.mark.parametrize("option", ["indptr", "qid"])
+@pytest.mark.parametrize("which", ["y_true", "y_score"])
+def test_grouping_2d_input_names_the_array(option, which):
+    flat = {"y_true": [0, 1, 2, 1, 0, 0], "y_score": [0.5, 0.25, 0.125, 0.75, 0.5, 0.5]}
+    flat[which] = np.asarray(flat[which])[:, None]
+    grouping = {"indptr": [0, 3, 6], "qid": [1, 1, 1, 2, 2, 2]}[option]
+    with pytest.raises(ValueError, match=rf"^{option}= groups 1-D y_true and y_score, but {which} is 2-D "
+                                         r"\(shape \(6, 1\)\); 2-D inputs already hold one query per row$"):
+        rw.evaluate(flat["y_true"], flat["y_score"], ["MRR"], **{option: grouping})
+
+
 def test_unsigned_indptr_within_range_is_read():
     got = rw.evaluate([1, 0, 1], [0.2, 0.1, 0.3], ["MRR"], indptr=np.array([0, 2, 3], dtype=np.uint64))["MRR"]
     np.testing.assert_array_equal(got, [1.0, 1.0])
@@ -406,3 +452,46 @@ def test_integer_labels_and_level_both_beyond_2_53():
     with pytest.raises(ValueError, match=r"relevance_level=.* and labels of y_true are both above 2\*\*53"):
         rw.evaluate(y_true, [[0.2, 0.1]], ["MRR"], relevance_level=2.0**60)
     assert rw.reciprocal_rank(y_true, [[0.1, 0.2]], relevance_level=2.0**53) == 0.5
+
+
+@pytest.mark.parametrize("y_true, y_score, exc, match", [
+    # NumPy makes float64 of these lists, where 2**63 + 1 ties with 2**63: MRR 0.75 instead of 1.
+    ([[0, 1, 0]], [[0, 2**63 + 1, 2**63]], ValueError,
+     r"y_score has integers beyond 2\*\*53, which float64 cannot hold exactly"),
+    ([[0, 2**63]], [[0.1, 0.2]], ValueError, r"y_true has labels beyond 2\*\*63 - 1 \(up to 9223372036854775808\)"),
+    # Beyond 64 bits (object arrays): numbers out of range, not a wrong type.
+    ([[0, 1]], [[0, 2**64]], ValueError,
+     r"y_score holds the integer 18446744073709551616 at row 0, column 1, which no 64-bit integer type holds"),
+    ([[0, 1]], [[0, -(2**64)]], ValueError, "y_score holds the integer -18446744073709551616"),
+    ([[0, 2**64]], [[0.1, 0.2]], ValueError, "y_true holds the integer 18446744073709551616 at row 0, column 1"),
+    ([[0, 10**400]], [[0.1, 0.2]], ValueError, r"y_true holds the integer 100000000000\.\.\. \(an integer of 401 "
+                                               r"digits\) at row 0, column 1"),
+])
+def test_python_integers_beyond_int64_are_kept_exact_or_refused(y_true, y_score, exc, match):
+    with pytest.raises(exc, match=match):
+        rw.evaluate(y_true, y_score, ["MRR"])
+
+
+def test_python_integer_scores_and_labels_within_int64_are_read():
+    got = rw.evaluate([[0, 2**62, 0]], [[0, 2**53, 2**53 - 1]], ["MRR", "P@1"]).mean()
+    assert got == {"MRR": 1.0, "P@1": 1.0}
+
+
+@pytest.mark.parametrize("qid", [[0, 0, 2**63 + 1, 2**63 + 1, 2**63, 2**63],          # NumPy: float64
+                                 [-1, -1, 2**64 + 1, 2**64 + 1, 2**64, 2**64]])     # NumPy: object
+def test_integer_query_ids_beyond_int64_stay_distinct(qid):
+    # As float64, 2**63 + 1 and 2**63 (or 2**64 + 1 and 2**64) would be one query.
+    y_true, y_score = [1, 0, 0, 1, 1, 0], [0.2, 0.1, 0.3, 0.4, 0.5, 0.6]
+    res = rw.evaluate(y_true, y_score, ["MRR"], qid=qid)
+    assert res.query_ids.tolist() == sorted(set(qid))
+    want = rw.evaluate(y_true, y_score, ["MRR"], indptr=[0, 2, 4, 6])["MRR"]
+    by_id = dict(zip(dict.fromkeys(qid), want.tolist(), strict=True))
+    assert res["MRR"].tolist() == [by_id[q] for q in sorted(set(qid))]
+
+
+@pytest.mark.parametrize("doc_ids", [[[0, 2**63 + 1, 2**63]], [[-1, 2**64 + 1, 2**64]]])
+def test_integer_doc_ids_beyond_int64_stay_distinct(doc_ids):
+    # trec_eval orders tied documents by id, compared as text: the same as passing them as str.
+    kwargs = dict(y_true=[[1, 0, 1]], y_score=[[0.2, 0.2, 0.2]], metrics=["MRR", "MAP"], ties="trec")
+    got = rw.evaluate(doc_ids=doc_ids, **kwargs).mean()
+    assert got == rw.evaluate(doc_ids=[[str(d) for d in doc_ids[0]]], **kwargs).mean()

@@ -85,7 +85,8 @@ def test_ranks_that_overflow_int64_are_refused():
 
 
 def test_huge_n_candidates_give_the_closed_forms():
-    c = 2**62
+    # 2**52 is the most candidates a query can have (every rank then exact in float64).
+    c = 2**52
     check = (f"c = float({c}); h = math.log(c) + 0.5772156649015329 + 1 / (2 * c); "
              "close(result['E[MR]'], (c + 1) / 2); close(result['E[MRR]'], h / c); "
              "close(result['E[Hits@10]'], 10 / c); close(result['V[MR]'], (c * c - 1) / 12 / 2); "
@@ -105,11 +106,19 @@ def test_rank_builder_negative_start_is_refused():
 @pytest.mark.parametrize("call, expect", [
     ("rw.Ranks.from_ranks(np.array([2**63], np.uint64))", VE("ranks")),
     ("rw.Ranks.from_ranks(np.array([1, 2], np.uint64))", Ok("assert result.optimistic.tolist() == [1, 2]")),
-    ("rw.Ranks(np.array([2**62 + 5], np.uint64)).greater", Ok("assert result.tolist() == [2**62 + 5]")),
+    ("rw.Ranks.from_ranks(np.array([2**52, 1], np.uint64), n_candidates=np.array([2**52, 1], np.uint64))",
+     Ok("assert result.optimistic.tolist() == [2**52, 1] and result.n_candidates.tolist() == [2**52, 1]")),
+    ("rw.Ranks.from_ranks(np.array([2**52 + 1], np.uint64))", VE("ranks")),
+    ("rw.Ranks(np.array([2**52 - 1], np.uint64)).greater", Ok("assert result.tolist() == [2**52 - 1]")),
+    ("rw.Ranks(np.array([2**62 + 5], np.uint64))", VE("greater")),
     ("rw.rank_metrics(np.array([2**64 - 1], np.uint64), ['MR'])", VE("ranks")),
     ("rw.rank_metrics(np.array([3, 1], np.uint64), ['MR'])", Ok("assert result == {'MR': 2.0}")),
-], ids=["from_ranks-2**63", "from_ranks-small", "Ranks-2**62+5", "rank_metrics-max", "rank_metrics-small"])
+    ("rw.rank_metrics(np.array([2**52, 2**52 - 2], np.uint64), ['MR'])", Ok("assert result == {'MR': 2.0**52 - 1}")),
+], ids=["from_ranks-2**63", "from_ranks-small", "from_ranks-2**52", "from_ranks-2**52+1", "Ranks-2**52-1",
+        "Ranks-2**62+5", "rank_metrics-max", "rank_metrics-small", "rank_metrics-2**52"])
 def test_unsigned_64_bit_ranks(call, expect):
+    # In-range unsigned counts are accepted; counts above 2**52 (the most candidates a query can
+    # have) are a ValueError naming the argument, like any out-of-range count.
     assert_case(Case(call, expect))
 
 

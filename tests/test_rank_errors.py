@@ -140,7 +140,7 @@ def test_ranks_bad_input(call, exc, match):
     # weights
     (lambda: rw.rank_metrics(R, ["MR"], weights=[1, 2]), ValueError, "weights must have one value per query"),
     (lambda: rw.rank_metrics(R, ["MR"], weights=[[1, 2, 3]]), ValueError, "weights"),
-    (lambda: rw.rank_metrics(R, ["MR"], weights=[1, -2, 1]), ValueError, "weights must be finite, >= 0"),
+    (lambda: rw.rank_metrics(R, ["MR"], weights=[1, -2, 1]), ValueError, "weights must be finite numbers >= 0 .*; got -2.0 at position 1"),
     (lambda: rw.rank_metrics(R, ["MR"], weights=[1, np.nan, 1]), ValueError, "weights must be finite"),
     (lambda: rw.rank_metrics(R, ["MR"], weights=[1, np.inf, 1]), ValueError, "weights must be finite"),
     (lambda: rw.rank_metrics(R, ["MR"], weights=[0, 0, 0]), ValueError, "not all 0"),
@@ -215,6 +215,13 @@ TOO_BIG = r"must be at most 2\*\*52 = 4503599627370496"
      rf"n_candidates {TOO_BIG}"),
     (lambda: rw.Ranks.from_ranks([np.nan]), ValueError, "ranks must hold whole numbers; found nan at position 0"),
     (lambda: rw.Ranks.from_ranks([np.inf]), ValueError, "ranks must hold whole numbers; found inf"),
+    # Python ints beyond int64 (NumPy makes floats or objects of them): out of range, not of the wrong type
+    (lambda: rw.Ranks([2**64, 1]), ValueError,
+     r"greater must hold integers from 0 to 2\*\*52 = 4503599627370496; got 18446744073709551616 at position 0"),
+    (lambda: rw.Ranks([0], [0], [-(2**63) - 1]), ValueError, "n_candidates must hold integers from 1 .*got -9223"),
+    (lambda: rw.Ranks.from_ranks([1, 2**63]), ValueError,
+     r"ranks must hold integers from 1 to 2\*\*52 = 4503599627370496; got 9223372036854775808 at position 1"),
+    (lambda: rw.rank_metrics([1, 2**63], ["MR"]), ValueError, "ranks must hold integers from 1"),
     # types
     (lambda: rw.Ranks.from_ranks(None), TypeError, "ranks must hold integers, got dtype object"),
     (lambda: rw.Ranks(b"3"), TypeError, "greater must hold integers, got dtype \\|S1"),
@@ -235,7 +242,13 @@ TOO_BIG = r"must be at most 2\*\*52 = 4503599627370496"
     (lambda: R[True], TypeError, "Ranks index must be an integer"),
     (lambda: R["a"], TypeError, "Ranks index must be an integer"),
     (lambda: R[[[0]]], TypeError, "Ranks index must be an integer"),
-    (lambda: R[[True, False]], ValueError, r"a boolean Ranks index must have one value per query \(3\), got shape"),
+    # a mask of another length: IndexError, as NumPy's own
+    (lambda: R[[True, False]], IndexError,
+     r"a boolean Ranks index \(mask\) must have one value per query \(3\), got a mask of length 2"),
+    (lambda: R[np.ones(4, bool)], IndexError, "got a mask of length 4"),
+    (lambda: R[[[True, False, True]]], IndexError, r"got a mask of shape \(1, 3\)"),
+    (lambda: R[[0, 2**63]], IndexError,
+     r"Ranks index must hold integers from -3 to 2 \(3 queries\); got 9223372036854775808 at position 1"),
 ])
 def test_ranks_counts_and_types(call, exc, match):
     with pytest.raises(exc, match=match):
@@ -264,7 +277,23 @@ def test_ranks_counts_and_types(call, exc, match):
     (lambda: rw.rank_positive(POS, np.zeros(3), indptr=np.array([0, 2**63 + 5, 3], dtype=U64)), ValueError,
      r"indptr values must lie in 0\.\.len\(neg_scores\) = 3; got indptr\[1\] = 9223372036854775813"),
     (lambda: rw.rank_positive(POS, np.zeros(3), indptr=[0, -1, 3]), ValueError, r"got indptr\[1\] = -1"),
+    # Python ints beyond int64 (NumPy makes floats or objects of them): out of range, not of the wrong type
+    (lambda: rw.rank_positive(POS, np.zeros(3), indptr=[0, 2**63, 3]), ValueError,
+     r"indptr must hold integers from 0 to len\(neg_scores\) = 3; got 9223372036854775808 at position 1"),
+    (lambda: rw.rank_positive(POS, np.zeros(3), indptr=[0, 2**64, 3]), ValueError, "got 18446744073709551616"),
+    (lambda: rw.rank_positive(scores=np.zeros(3), true_index=[0, 2**63], indptr=[0, 2, 3]), ValueError,
+     r"true_index must hold integers from 0 to the query's last column \(at most 2\*\*52 = 4503599627370496 - 1\); "
+     r"got 9223372036854775808 at position 1"),
+    (lambda: rw.rank_positive(scores=Z, true_index=[0, 2**63]), ValueError, "true_index must hold integers"),
+    (lambda: rw.rank_positive(scores=Z, true_index=[-(2**63) - 1, 0]), ValueError, "got -9223372036854775809"),
     (lambda: rw.rank_positive(POS, Z.astype(np.complex128)), TypeError, "neg_scores must be numeric"),
+    # Python ints around 2**63 (NumPy made float64 of them, so 2**63 + 1 tied with 2**63) or beyond 64 bits
+    (lambda: rw.rank_positive([0, 2**63 + 1], [[1], [2**63]]), ValueError,
+     "pos_score has integers beyond 2\\*\\*53, which float64 cannot hold exactly"),
+    (lambda: rw.rank_positive([0.5, 0.5], [[1, 2], [0, 2**63 + 1]]), ValueError,
+     "neg_scores has integers beyond 2\\*\\*53"),
+    (lambda: rw.rank_positive([2**64], [[0.1]]), ValueError,
+     r"pos_score holds the integer 18446744073709551616 at position 0, which no 64-bit integer type holds"),
     (lambda: rw.rank_positive(POS, Z.astype("datetime64[ns]")), TypeError, "neg_scores must be numeric"),
     (lambda: rw.rank_positive(b"1", Z), TypeError, "pos_score must be numeric"),
     (lambda: rw.rank_positive(POS, Z, nan=None), TypeError, "nan must be one of .* \\(a string\\), got None"),
@@ -289,7 +318,12 @@ def test_rank_positive_hostile_input(call, exc, match):
      r"18446744073709551615 and width 2"),
     (U64(2**63), ValueError, r"start \+ the chunk's width must be at most 2\*\*52"),
     (2**52 - 1, ValueError, r"start \+ the chunk's width must be at most 2\*\*52 .*got start = 4503599627370495"),
-    (2**70, TypeError, "start must be an integer column index"),  # beyond every integer dtype
+    # beyond int64 (a float64 or object array in NumPy): out of range, not of the wrong type
+    (2**70, ValueError, r"start must be an integer >= 0, with start \+ the chunk's width at most 2\*\*52 "
+                        r"= 4503599627370496; got 1180591620717411303424"),
+    (2**64, ValueError, r"start must be an integer >= 0.*; got 18446744073709551616$"),
+    ([0, 2**63], ValueError, r"start must hold integers >= 0.*; got 9223372036854775808 at position 1"),
+    ([0, 2**64], ValueError, r"start must hold integers >= 0.*; got 18446744073709551616 at position 1"),
     ([0], ValueError, r"start must be one integer or one per query \(2\), got shape \(1,\)"),
     ([[0, 0]], ValueError, r"start must be one integer or one per query \(2\), got shape \(1, 2\)"),
 ])
@@ -306,6 +340,11 @@ def test_rank_builder_start(start, exc, match):
      r"true_index\[0\] = 9223372036854775808 is beyond the last candidate column a query can have"),
     (lambda: rw.RankBuilder([0.5], true_index=[2**52]), ValueError, r"true_index\[0\] = 4503599627370496 is beyond"),
     (lambda: rw.RankBuilder([0.5], true_index=[1.0]), TypeError, "true_index must hold integer"),
+    (lambda: rw.RankBuilder([0.5, 0.5], true_index=[0, 2**63]), ValueError,
+     "true_index must hold integers from 0 .*; got 9223372036854775808 at position 1"),
+    (lambda: rw.RankBuilder([0.5], true_index=[2**64]), ValueError, "true_index must hold integers.*got 18446744073709551616"),
+    (lambda: rw.RankBuilder([0.5, 0.5]).update([0.1, 0.2, 0.3], indptr=[0, 2**63, 3]), ValueError,
+     r"indptr must hold integers from 0 to len\(neg_scores\) = 3; got 9223372036854775808 at position 1"),
     (lambda: rw.RankBuilder([0.5, 0.5]).update([[0.1], [0.1, 0.2]]), ValueError,
      "neg_scores holds sequences of different lengths.*indptr="),
     (lambda: rw.RankBuilder([0.5]).update(np.ma.array([[0.1, 0.2]], mask=[[0, 1]])), ValueError,

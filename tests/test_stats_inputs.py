@@ -139,6 +139,24 @@ def test_integer_ids_and_pandas_series(rng):
         rw.compare(a, {str(k): v for k, v in b.items()})
 
 
+@pytest.mark.parametrize("other, shown, kinds", [
+    ({b"q1": 0.1, b"q2": 0.5}, "b'q1', b'q2'", "text in a, bytes in b"),
+    ({1: 0.1, 2: 0.5}, "1, 2", "text in a, numbers in b"),
+])
+def test_ids_of_different_kinds_are_different_queries(other, shown, kinds):
+    # b"q1" is not the query "q1" (nor 1 the query "1"): the query sets differ, with examples
+    # of each, and the error says why nothing matches (intersecting would not help).
+    a = {"q1": 0.5, "q2": 0.6}
+    with pytest.raises(ValueError) as info:
+        rw.compare(a, other)
+    message = str(info.value)
+    assert message.startswith(f"the inputs cover different queries: 2 in a only (e.g. 'q1', 'q2'); 2 in b only "
+                              f"(e.g. {shown}); the ids are {kinds}, which never equal each other"), message
+    assert message.endswith("they share no query, so on_missing='intersect' cannot help either"), message
+    # The facts stay available to a caller that words its own remedy (the CLI names --intersect).
+    assert info.value.n_shared == 0 and "2 in b only" in info.value.details
+
+
 def test_query_set_mismatch_is_an_error_unless_intersect():
     a = {"q1": 0.5, "q2": 0.6, "q3": 0.1, "q4": 0.4}
     b = {"q2": 0.3, "q3": 0.2, "q4": 0.1, "q5": 0.9}
@@ -399,7 +417,13 @@ def test_masked_arrays_are_refused():
     (b"ab", TypeError, r"a must hold numbers, got dtype \|S2"),
     ("0.1", TypeError, "a must hold numbers, got dtype <U3"),
     (None, TypeError, "a must hold numbers, got dtype object"),
-    ([10**400, 1], TypeError, "a must hold numbers, got dtype object"),
+    # a number, out of range: not a wrong type
+    ([10**400, 1], ValueError, r"a holds the integer 100000000000\.\.\. \(an integer of 401 digits\) at position 0"),
+    # integers that float64 (where the tests compute) would round: differences would be wrong
+    ([2**63 + 1, 2**63], ValueError, r"a holds the integer 9223372036854775809 at position 0, beyond 2\*\*53"),
+    ([0, 2**63 + 1], ValueError, r"a holds the integer 9223372036854775809 at position 1, beyond 2\*\*53"),
+    (np.array([2**53 + 1, 0]), ValueError, r"a holds the integer 9007199254740993 at position 0, beyond 2\*\*53"),
+    (np.array([0, -(2**53) - 1], np.int64), ValueError, "a holds the integer -9007199254740993 at position 1"),
     (np.array([0.1, 0.2], dtype=object), TypeError, "a must hold numbers, got dtype object"),
     ((x for x in [0.1, 0.2]), TypeError, "a must hold numbers, got dtype object"),
     ([[0.1], [0.2, 0.3]], ValueError, r"a must be a 1-D sequence of numbers \(one value per query\)"),

@@ -277,6 +277,10 @@ PVALUES = r"pvalues must be an array-like of numbers in \[0, 1\] \(one family of
     ([0.1, np.inf], ValueError, r"pvalues must lie in \[0, 1\], got inf at position 1"),
     ([[0.1, 0.2], [0.3, 2]], ValueError, r"got 2.0 at index \(1, 1\)"),
     (2, ValueError, r"pvalues must lie in \[0, 1\], got 2.0 at position 0"),
+    # Python ints beyond 64 bits are numbers (out of range), not objects of the wrong type
+    ([0.1, 2**70], ValueError, r"pvalues must lie in \[0, 1\], got 1.1805916207174113e\+21 at position 1"),
+    ([0.1, 10**400], ValueError, r"pvalues holds 100000000000\.\.\. \(an integer of 401 digits\) at "
+                                 r"position 1, beyond the range of float64"),
 ])
 def test_correct_names_pvalues(pvalues, error, message):
     with pytest.raises(error, match=message):
@@ -347,6 +351,20 @@ def test_compare_systems_metrics_of_runs():
     with pytest.raises(ValueError, match="unknown trec_eval measure 'mapp'"):
         rw.compare_systems([run, second], qrels, ["mapp"])
     assert rw.compare_systems([run, second], qrels, "map").metrics == ("map",)
+
+
+@pytest.mark.parametrize("metrics, message", [
+    (b"map", r"metrics must be a str, a list of str or None \(the default\), got bytes"),
+    ({"map": 1}, r"metrics must be a str, a list of str or None \(the default\), got dict"),
+    ([1], r"metrics must hold str \(metric names\), got 1 at position 0"),
+    ([None], r"metrics must hold str \(metric names\), got None at position 0"),
+    ([b"map"], r"metrics must hold str \(metric names\), got b'map' at position 0"),
+])
+def test_compare_systems_metrics_of_runs_of_the_wrong_type(metrics, message):
+    # The argument is named (metrics), before any run is evaluated.
+    qrels, run = read_example()
+    with pytest.raises(TypeError, match=f"^{message}$"):
+        rw.compare_systems({"x": run, "y": run}, qrels, metrics)
 
 
 @pytest.mark.parametrize("kwargs, error, message", [

@@ -175,13 +175,20 @@ def check_cutoff(k, where: str) -> int:
     return int(k)
 
 
-def make_spec(kind: Metric, k=None, *, where: str, p=0.8, graded=False, gain=None) -> MetricSpec:
-    """Validate one metric's cutoff and parameters; ``where`` names them in errors."""
+def make_spec(kind: Metric, k=None, *, where: str, p=0.8, graded=False, gain=None,
+              k_argument: bool = False) -> MetricSpec:
+    """Validate one metric's cutoff and parameters; ``where`` names them in errors.
+
+    ``k_argument``: ``k`` is a function's argument (not parsed from a name), so a missing
+    cutoff that the metric requires is None given for an integer: a TypeError.
+    """
     if k is not None:
         k = check_cutoff(k, where)
         if kind in _NO_CUTOFF:
             raise ValueError(f"{where}: {_CANONICAL[kind]} takes no cutoff (it cuts at R)")
     elif kind in _CUTOFF_REQUIRED:
+        if k_argument:
+            check_cutoff(k, where)  # raises: None is not an integer
         raise ValueError(f"{where}: {_CANONICAL[kind]} needs a cutoff, e.g. '{_CANONICAL[kind]}@10'")
     try:
         persistence = as_real(p, "p")

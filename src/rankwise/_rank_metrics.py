@@ -164,20 +164,28 @@ def parse_rank_metric(text: str) -> RankSpec:
 def _weights(weights, n: int) -> np.ndarray | None:
     """Per-query weights as float64, scaled by a power of two so that the largest is in
     [0.5, 1): every metric is invariant to a common factor, the scaling is exact, and
-    neither their sum overflows nor tiny weights lose precision as subnormal numbers."""
+    neither their sum overflows nor tiny weights lose precision as subnormal numbers.
+
+    Floats wider than float64 (longdouble) are scaled in their own precision first, so a
+    weight beyond float64's range is not refused when its ratio to the others is not;
+    a weight below 2**-1074 times the largest becomes 0 (float64 cannot tell it from 0).
+    """
     if weights is None:
         return None
-    arr = as_array(weights, "weights")
+    arr = as_array(weights, "weights", wide="float")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"weights must be numeric, got dtype {arr.dtype}")
     if arr.shape != (n,):
         raise ValueError(f"weights must have one value per query ({n}), got shape {arr.shape}")
-    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
-        raise TypeError(f"weights must be at most float64, got {arr.dtype}")
-    arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)) or arr.min() < 0 or arr.max() == 0:
-        raise ValueError("weights must be finite, >= 0, and not all 0")
-    return np.ldexp(arr, -np.frexp(arr.max())[1])
+    if arr.dtype.kind != "f" or arr.dtype.itemsize < 8:
+        arr = arr.astype(np.float64)
+    bad = ~(np.isfinite(arr) & (arr >= 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"weights must be finite numbers >= 0 (not all 0); got {arr[i]} at position {i}")
+    if arr.max() == 0:
+        raise ValueError("weights must not all be 0 (finite numbers >= 0, not all 0)")
+    return np.ldexp(arr, -np.frexp(arr.max())[1]).astype(np.float64)
 
 
 def _weighted_median(values: np.ndarray, weights: np.ndarray | None) -> float:

@@ -218,7 +218,7 @@ def _single(name: str, kind: Metric, k, y_true, y_score, per_query: bool, option
     per_query = check_flag(per_query, "per_query")
     if not isinstance(spec_params.get("gain", ""), str):
         raise TypeError(f"{name}: gain must be 'linear' or 'exponential', got {spec_params['gain']!r}")
-    spec = make_spec(kind, k, where=name, **spec_params)
+    spec = make_spec(kind, k, where=name, k_argument=True, **spec_params)
     settings = {option: _EVALUATE_PARAMS[option].default for option in _OPTIONS}
     settings.update(options, gain=spec.gain or "linear", max_grade=max_grade)
     values, columns, *_ = _compute([spec], y_true, y_score, **settings)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ._kernels._count import count_dense, count_ragged
 from ._parallel import effective_n_threads, run_over_queries
-from ._validation import as_array, as_indptr, as_scores, check_choice, rows_contiguous
+from ._validation import as_array, as_indptr, as_integers, as_scores, check_choice, rows_contiguous
 
 __all__ = ["MAX_COUNT", "Ranks", "RankBuilder", "rank_positive"]
 
@@ -38,7 +38,7 @@ def _as_counts(values, name: str, minimum: int, maximum: int = MAX_COUNT) -> np.
     Integers of any width (uint64 included) and whole floats are accepted; the range
     is checked before the cast, so nothing wraps or saturates.
     """
-    arr = as_array(values, name)
+    arr = as_integers(values, name, f"from {minimum} to {_MAX_TEXT}")
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim != 1:
@@ -170,7 +170,7 @@ class Ranks:
         >>> rw.Ranks.from_ranks([1, 2, 3, 5], n_candidates=[5, 5, 10, 10]).optimistic
         array([1, 2, 3, 5])
         """
-        arr = as_array(ranks, "ranks")
+        arr = as_integers(ranks, "ranks", f"from 1 to {_MAX_TEXT}")
         finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr.reshape(-1)[:0]
         if finite.size and not np.all(finite == np.round(finite)):
             raise ValueError("ranks must be whole numbers; for realistic (tie-averaged) ranks, pass "
@@ -242,7 +242,8 @@ class Ranks:
     def __getitem__(self, index) -> Ranks:
         """The Ranks of a subset of queries (slice, integer indices or boolean mask).
 
-        An integer out of range raises IndexError (so iteration stops there), as lists do.
+        An integer out of range raises IndexError (so iteration stops there), as lists do;
+        so does a boolean mask without one value per query, as in NumPy.
         """
         c = self._n_candidates
         rows = index if isinstance(index, slice) else self._rows(index)
@@ -256,11 +257,13 @@ class Ranks:
             raise TypeError(f"{usage}, got {index!r}")
         if isinstance(index, (int, np.integer)) and not -n <= index < n:
             raise IndexError(f"Ranks index {index} is out of range for {n} queries")
-        arr = as_array(index, "Ranks index")
+        arr = as_integers(index, "Ranks index", f"from {-n} to {n - 1} ({n} queries)", IndexError)
         if arr.dtype == np.bool_:
             if arr.shape != (n,):
-                raise ValueError(f"a boolean Ranks index must have one value per query ({n}), "
-                                 f"got shape {arr.shape}")
+                # NumPy raises IndexError for a boolean index of another length too.
+                got = f"length {arr.shape[0]}" if arr.ndim == 1 else f"shape {arr.shape}"
+                raise IndexError(f"a boolean Ranks index (mask) must have one value per query ({n}), "
+                                 f"got a mask of {got}")
             return arr
         if arr.size == 0 and arr.ndim == 1:
             return arr.astype(np.int64)
@@ -308,7 +311,8 @@ def _as_mask(mask, shape: tuple, what: str) -> np.ndarray:
 def _as_true_index(true_index, n_queries: int, lengths: np.ndarray | None = None) -> np.ndarray:
     """One column index per query, within the query's ``lengths`` columns when they are known
     (else below 2**52, the most candidates a query can have)."""
-    arr = as_array(true_index, "true_index")
+    arr = as_integers(true_index, "true_index",
+                      f"from 0 to the query's last column (at most {_MAX_TEXT} - 1)")
     if arr.size == 0 and arr.dtype.kind == "f":  # [] for no query
         arr = arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
@@ -337,7 +341,7 @@ def _as_true_index(true_index, n_queries: int, lengths: np.ndarray | None = None
 def _as_start(start, widths: np.ndarray) -> np.ndarray:
     """RankBuilder.update's ``start``, one per query: an integer column >= 0 (or one per query),
     the chunk ending at most at column 2**52 (the most candidates a query can have)."""
-    arr = as_array(start, "start")
+    arr = as_integers(start, "start", f">= 0, with start + the chunk's width at most {_MAX_TEXT}")
     n_queries = widths.shape[0]
     if arr.dtype.kind not in "iu":
         raise TypeError(f"start must be an integer column index >= 0 (or one per query), got {start!r}")
@@ -570,7 +574,10 @@ def _score_matrix(scores, true_index, mask, indptr) -> tuple[_Candidates, np.nda
     """Candidates and true-answer scores of the PyKEEN form: all scores plus the true column."""
     values = as_scores(scores, "scores", check_nan=False, rows_only=True, ragged=_RAGGED_CANDIDATES)
     single = values.ndim == 1 and indptr is None
-    n_queries = values.shape[0] if values.ndim == 2 else 1 if single else as_array(indptr, "indptr").size - 1
+    if values.ndim == 2 or single:
+        n_queries = values.shape[0] if values.ndim == 2 else 1
+    else:  # the offsets are checked with the candidates; their count is needed first
+        n_queries = as_integers(indptr, "indptr", f"from 0 to len(scores) = {values.size}").size - 1
     cands = _Candidates.from_arrays(values, max(n_queries, 0), mask, indptr, "scores", single)
     lengths = cands.lengths()
     cands.own_column = _as_true_index(true_index, lengths.shape[0], lengths)

@@ -35,7 +35,7 @@ import numpy as np
 from ._kernels._resample import bootstrap_sums, sign_flip_sums
 from ._parallel import _cpu_count, effective_n_threads
 from ._results import Results
-from ._validation import check_choice
+from ._validation import as_array, check_choice
 
 __all__ = ["ComparisonReport", "ComparisonResult", "ConfidenceInterval", "MannWhitneyResult", "compare",
            "compare_systems", "correct", "mann_whitney"]
@@ -52,16 +52,20 @@ class _QueriesDiffer(ValueError):
     """Inputs cover different queries and on_missing='error': the facts, for a caller to word.
 
     ``details`` says which queries each input has alone, ``n_shared`` how many they share;
-    the message names the Python remedy (the command line names its own option).
+    the message names the Python remedy (the command line names its own option). A
+    ValueError to every caller; the CLI catches this class to word its own remedy.
     """
 
     def __init__(self, details: str, n_shared: int):
         self.details, self.n_shared = details, n_shared
-        super().__init__(f"the inputs cover different queries: {details}; pass on_missing='intersect' to "
-                         f"compare the {n_shared} queries they share")
+        shared = f"the {n_shared} quer{'y' if n_shared == 1 else 'ies'} they share"
+        remedy = (f"pass on_missing='intersect' to compare {shared}" if n_shared
+                  else "they share no query, so on_missing='intersect' cannot help either")
+        super().__init__(f"the inputs cover different queries: {details}; {remedy}")
 _NAN_POLICIES = ("raise", "omit")
 _FAMILIES = ("metric", "all")
 _EPS = np.finfo(np.float64).eps
+_EXACT_FLOAT_INT = 2**53
 # Decimals kept in the differences, in units of the data's power of two (module docstring).
 _DIGITS = 12
 _FLOAT_MAX = sys.float_info.max
@@ -224,14 +228,18 @@ def _numbers(values, name: str) -> np.ndarray:
     if isinstance(values, np.ma.MaskedArray):
         raise TypeError(f"{name} is a masked array; pass the values to compare (e.g. "
                         f"{name}.filled(np.nan) with nan_policy='omit')")
-    try:
-        arr = np.asarray(values)
-    except ValueError:
-        raise ValueError(f"{name} must be a 1-D sequence of numbers (one value per query)") from None
+    arr = as_array(values, name, f"{name} must be a 1-D sequence of numbers (one value per query)")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one value per query), got shape {arr.shape}")
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8 and arr.size and (
+            arr.max() > _EXACT_FLOAT_INT or arr.min() < -_EXACT_FLOAT_INT):
+        # Rounded to float64, neighbouring integers would become equal and their differences 0.
+        i = int(np.flatnonzero((arr > _EXACT_FLOAT_INT) | (arr < -_EXACT_FLOAT_INT))[0])
+        raise ValueError(f"{name} holds the integer {arr[i]} at position {i}, beyond 2**53, which float64 "
+                         "(where the tests compute) cannot hold exactly; pass floats if rounding is "
+                         "acceptable")
     return arr.astype(np.float64)
 
 
@@ -294,6 +302,24 @@ def _canonical_order(ids: list) -> list:
         return list(range(len(ids)))
 
 
+def _id_kind(q) -> str:
+    if isinstance(q, (bytes, np.bytes_)):
+        return "bytes"
+    if isinstance(q, str):
+        return "text"
+    return "numbers" if isinstance(q, (int, float, np.number)) else type(q).__name__
+
+
+def _id_kinds_hint(systems: list) -> list:
+    """Why inputs share no query, when their ids are of kinds that never compare equal
+    (b"q1" is not "q1", nor "1" the number 1): [a sentence] or []."""
+    kinds = [{_id_kind(q) for q in ids} for _, ids, _ in systems]
+    if not all(len(k) == 1 for k in kinds) or len(set.union(*kinds)) == 1:
+        return []
+    held = ", ".join(f"{next(iter(k))} in {name}" for (name, _, _), k in zip(systems, kinds, strict=True))
+    return [f"the ids are {held}, which never equal each other (b'q1' is not 'q1', '1' is not 1)"]
+
+
 def _align(systems: list, on_missing: str):
     """Align (name, ids, values) triples by query id; returns (ids or None, [values])."""
     keyed = [ids is not None for _, ids, _ in systems]
@@ -320,6 +346,8 @@ def _align(systems: list, on_missing: str):
             only = [q for q in ids if q not in shared]
             if only:
                 details.append(f"{len(only)} in {name} only (e.g. {', '.join(map(repr, only[:3]))})")
+        if not common:
+            details += _id_kinds_hint(systems)
         raise _QueriesDiffer("; ".join(details), len(common))
     if not common:
         raise ValueError("the inputs have no query id in common")
@@ -914,11 +942,7 @@ def _pvalues(pvalues) -> np.ndarray:
     allowed = "an array-like of numbers in [0, 1] (one family of p-values)"
     if pvalues is None or isinstance(pvalues, (str, bytes)):
         raise TypeError(f"pvalues must be {allowed}, got {pvalues!r}")
-    try:
-        p = np.asarray(pvalues)
-    except ValueError:
-        raise ValueError(f"pvalues must be {allowed}, of one shape (nested lists of different lengths "
-                         "are not)") from None
+    p = as_array(pvalues, "pvalues", f"pvalues must be {allowed}, of one shape", wide="float")
     if p.dtype.kind not in "iuf":
         raise TypeError(f"pvalues must be {allowed}, got dtype {p.dtype}")
     p = p.astype(np.float64)  # a copy
