@@ -1,10 +1,11 @@
 """rankwise against a vectorised NumPy reference and the libraries people use instead.
 
-Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6 ...] [--quick] [--repeats 7]
+Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7 ...] [--quick] [--repeats 7]
            [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
            [--relevant 17] [--trec-queries 5000] [--trec-docs 1000] [--lp-queries 100000]
            [--lp-candidates 1000] [--dense-queries 10000] [--dense-docs 1000]
            [--scale-queries 2000] [--stats-queries 10000] [--stats-resamples 10000]
+           [--memory-rows 10000000] [--memory-queries 10000]
 
 Workloads (generated deterministically from --seed; old names kept as aliases):
 
@@ -21,6 +22,9 @@ Workloads (generated deterministically from --seed; old names kept as aliases):
 * w6 (stats, compare): paired significance tests on 10,000 queries x 10,000 resamples:
   rw.compare's randomization and bootstrap tests against scipy.stats.permutation_test and
   scipy.stats.bootstrap, with the agreement of their p-values and intervals.
+* w7 (memory): peak extra memory of Run.from_arrays and of trec_eval from arrays (issue 21),
+  one query of 10 million rows and 10,000 queries x 1,000 rows (grouped, and shuffled),
+  each measured in a fresh process, beside the input's size.
 
 Every implementation starts from the same NumPy arrays; conversion into its input format
 (dicts, typed lists, tensors, DataFrames) is timed as part of it. For each workload the
@@ -70,12 +74,13 @@ LINK_KS = (1, 3, 10)
 # ranx's typed-list sort indexes with a uint64 loop variable; numba warns on every first call.
 warnings.filterwarnings("ignore", message="unsafe cast from uint64 to int64")
 ALIASES = {"influence": "w1", "trec": "w2", "link-prediction": "w3", "dense": "w4", "scale": "w5",
-           "stats": "w6", "compare": "w6"}
-WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6")
+           "stats": "w6", "compare": "w6", "memory": "w7"}
+WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7")
 # A competitor whose first call takes longer than this runs in SLOW_ROUNDS rounds only.
 SLOW_SECONDS = 2.0
 SLOW_ROUNDS = 3
 SUMMARY: list[tuple] = []
+MEMORY_SUMMARY: list[tuple] = []
 FAILURES: list[str] = []
 
 
@@ -964,6 +969,124 @@ def bench_w6(args, thread_counts):
 
 
 # --------------------------------------------------------------------------------------
+# W7: peak extra memory of building from arrays (issue 21)
+# --------------------------------------------------------------------------------------
+
+# layout: (queries, None for --memory-queries; rows shuffled across queries).
+MEMORY_LAYOUTS = {"one query": (1, False), "grouped": (None, False), "shuffled": (None, True)}
+# One retrieved document in JUDGED_EVERY is judged (graded 0-3).
+JUDGED_EVERY = 20
+
+
+def make_memory_arrays(n_queries, n_rows, shuffled, seed):
+    """A run (qid, docid int64, float64 score) of n_rows rows over n_queries equal queries, and
+    qrels judging every JUDGED_EVERY-th row; rows shuffled across queries if asked."""
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(n_queries, dtype=np.int64) * 7 + 3, n_rows // n_queries)
+    doc = rng.permutation(qid.shape[0]).astype(np.int64) * 7919 - 10**9
+    score = rng.random(qid.shape[0])
+    if shuffled:
+        p = rng.permutation(qid.shape[0])
+        qid, doc, score = qid[p], doc[p], score[p]
+        del p
+    judged = slice(0, None, JUDGED_EVERY)
+    qrels = (qid[judged].copy(), doc[judged].copy(), rng.integers(0, 4, qid[judged].shape[0]))
+    return (qid, doc, score), qrels
+
+
+def _dicts_from_arrays(qid, doc, values):
+    """{str(qid): {str(doc): value}}, as a user of a dict-based library builds it from arrays."""
+    order = np.argsort(qid, kind="stable")
+    return grouped_dict(qid[order], doc[order], values[order])
+
+
+def _memory_impls():
+    """name -> (what it builds, which arrays it starts from, function of (run, qrels))."""
+    impls = {
+        "rankwise Run.from_arrays": ("run", lambda run, qrels: rw.Run.from_arrays(*run)),
+        "rankwise Qrels/Run.from_arrays + trec_eval": ("both", lambda run, qrels: rw.trec_eval(
+            rw.Qrels.from_arrays(*qrels), rw.Run.from_arrays(*run), TREC_MEASURES)),
+    }
+    if installed("pytrec_eval"):
+        def pytrec(run, qrels):
+            import pytrec_eval
+
+            return pytrec_eval.RelevanceEvaluator(_dicts_from_arrays(*qrels), set(TREC_MEASURES)).evaluate(
+                _dicts_from_arrays(*run))
+
+        impls["pytrec_eval from dicts"] = ("both", pytrec)
+    if installed("ranx"):
+        impls["ranx Qrels/Run from dicts"] = ("both", lambda run, qrels: _ranx_objects(
+            (_dicts_from_arrays(*qrels), _dicts_from_arrays(*run)), [n[1] for n in TREC_NAMES.values()]))
+    return impls
+
+
+def memory_child(spec):
+    """In a fresh process: make the arrays, then one call's peak extra memory (printed as JSON)."""
+    import json
+    import resource
+
+    layout, name, n_queries, n_rows, seed = spec
+    what, func = _memory_impls()[name]
+    func(*make_memory_arrays(2, 400, True, seed))      # imports, numba's compilation: not measured
+    run, qrels = make_memory_arrays(n_queries, n_rows, MEMORY_LAYOUTS[layout][1], seed)
+    size = sum(a.nbytes for a in run) + (sum(a.nbytes for a in qrels) if what == "both" else 0)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with PeakMemory() as memory:
+        start = time.perf_counter()
+        value = func(run, qrels)
+        seconds = time.perf_counter() - start
+    # ru_maxrss (KiB on Linux): only a lower bound where VmHWM cannot be reset.
+    unit = 1 if sys.platform == "darwin" else 1024
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * unit
+    del value
+    print(json.dumps({"peak": memory.peak, "maxrss_growth": grown, "size": size, "seconds": seconds}))
+
+
+def bench_w7(args, thread_counts):
+    import json
+    import subprocess
+
+    n_rows, n_queries = args.memory_rows, args.memory_queries
+    title = "W7 memory"
+    print(f"\n== {title}: peak extra memory of building Qrels/Run from arrays and of trec_eval on them "
+          f"(issue 21: at most the input's size), each call in a fresh process; run of {n_rows:,} rows "
+          f"(int64 query and document ids, float64 scores), qrels judging one row in {JUDGED_EVERY} "
+          f"(int64 relevance); {', '.join(TREC_MEASURES)}; rankwise on {_threads(thread_counts[-1])}")
+    if not PeakMemory.available:
+        print("VmHWM cannot be reset here (not Linux): the figures are ru_maxrss growth, a lower bound")
+    print("dict-based libraries (pytrec_eval, ranx) start from the same arrays and build "
+          "{str(qid): {str(docid): value}} (sorted by query first), as their users must; "
+          "pytrec_eval runs on the first two layouts, ranx on the second (over a minute for one query of "
+          "a million rows); shuffling changes nothing for them")
+    print(f"{'layout':<40} {'implementation':<46} {'input':>10} {'peak extra':>11} {'ratio':>6} {'time':>8}")
+    for layout, (fixed_queries, shuffled) in MEMORY_LAYOUTS.items():
+        queries = fixed_queries or n_queries
+        label = (f"{layout}: {queries:,} x {n_rows // queries:,}" if queries > 1
+                 else f"{layout}: 1 x {n_rows:,}")
+        for name in _memory_impls():
+            # ranx takes over a minute on one query of a million rows.
+            if (shuffled and not name.startswith("rankwise")) or (queries == 1 and name.startswith("ranx")):
+                continue
+            spec = [layout, name, queries, n_rows, args.seed]
+            done = subprocess.run([sys.executable, __file__, "--memory-child", json.dumps(spec)],
+                                  capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                print(f"{label:<40} {name:<46} failed: {done.stderr.strip().splitlines()[-1:]}")
+                FAILURES.append(f"W7 {layout} {name}: the process failed")
+                continue
+            got = json.loads(done.stdout.strip().splitlines()[-1])
+            peak = got["peak"] if got["peak"] is not None else got["maxrss_growth"]
+            ratio = peak / got["size"]
+            print(f"{label:<40} {name:<46} {got['size'] / 2**20:>6.0f} MiB {peak / 2**20:>7.1f} MiB "
+                  f"{ratio:>5.2f}x {got['seconds']:>7.2f}s")
+            if name.startswith("rankwise"):
+                MEMORY_SUMMARY.append((label, name, ratio, "MET" if ratio <= 1 else "MISSED"))
+    print("(input: the arrays the call starts from, run only or run + qrels; peak extra: resident-memory "
+          "high-water mark above the level before the call, the result included)")
+
+
+# --------------------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------------------
 
@@ -1015,13 +1138,22 @@ def main(argv=None):
     parser.add_argument("--scale-queries", type=int, default=2_000)
     parser.add_argument("--stats-queries", type=int, default=10_000, help="W6 paired queries")
     parser.add_argument("--stats-resamples", type=int, default=10_000, help="W6 resamples")
+    parser.add_argument("--memory-rows", type=int, default=10_000_000, help="W7 run rows")
+    parser.add_argument("--memory-queries", type=int, default=10_000, help="W7 queries (many-query layouts)")
+    parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     parser.add_argument("--repeats", type=int, default=7, help="timed rounds (slow competitors: at most 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.memory_child:
+        import json
+
+        memory_child(json.loads(args.memory_child))
+        return
     if args.quick:
         args.queries, args.max_candidates = 50, 20_000
         args.trec_queries, args.lp_queries, args.dense_queries, args.scale_queries = 500, 10_000, 1_000, 200
         args.stats_queries = 1_000
+        args.memory_rows, args.memory_queries = 1_000_000, 1_000
         args.repeats = min(args.repeats, 3)
     if args.candidates is not None:
         args.min_candidates = args.max_candidates = args.candidates
@@ -1038,7 +1170,7 @@ def main(argv=None):
     if missing:
         print(f"not installed, not timed: {', '.join(missing)} (pip install '.[bench]')")
     for workload, bench in (("w1", bench_w1), ("w2", bench_w2), ("w3", bench_w3), ("w4", bench_w4),
-                            ("w5", bench_w5), ("w6", bench_w6)):
+                            ("w5", bench_w5), ("w6", bench_w6), ("w7", bench_w7)):
         if workload in chosen:
             bench(args, thread_counts)
             set_threads(cpus)
@@ -1051,6 +1183,8 @@ def main(argv=None):
               f"{yard:>6.2f}x {within:>7}")
     print("speed: >= 10x the fastest competitor, or <= 1.5x the yardstick where 10x would beat the "
           "yardstick; <= 3x: never more than 3x the yardstick")
+    for label, name, ratio, met in MEMORY_SUMMARY:
+        print(f"W7 {label:<34} {name:<46} peak extra {ratio:.2f}x the input: {met}")
     if FAILURES:
         print(f"\n{len(FAILURES)} implementations DISAGREE with the reference (see above)")
         sys.exit(1)

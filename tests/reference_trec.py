@@ -14,7 +14,10 @@ Conventions (trec_eval's):
   used by nDCG and bpref count every judged document with relevance >= 0, retrieved or
   not;
 - without ``complete`` the evaluated queries are those in both qrels and run; with it,
-  every qrels query, and those the run lacks score 0 (num_rel keeps its value);
+  every qrels query, and those the run lacks are measured on a ranking of one document
+  absent from the qrels (trec_eval's "bogus ranking"), then num_ret and the measure
+  named exactly ``utility`` are set to 0: so they score 0 but for num_rel, utility with
+  explicit coefficients and ndcg with a gain for level -1;
 - summary: arithmetic mean over evaluated queries, sums for the num_* counts, geometric
   mean with a 1e-5 floor for gm_map and gm_bpref.
 
@@ -262,6 +265,29 @@ def iprec(q: Query, p: float) -> float:
     return max(q.rel_in_top(k) / k for k in range(start, q.num_ret + 1))
 
 
+def eleven_point(q: Query, points: tuple) -> float:
+    """m_11pt_avg.c's loop, literally: the points as given (unsorted, repeated), walked from
+    the last while the relevant documents are met from the bottom of the ranking."""
+    cutoffs = [int(math.copysign(_lround(abs(p * q.num_rel)), p)) for p in points]
+    current = len(cutoffs) - 1
+    while current >= 0 and cutoffs[current] > q.num_rel_ret:
+        current -= 1
+    best = q.num_rel_ret / q.num_ret
+    rel_so_far, total, i = q.num_rel_ret, 0.0, q.num_ret
+    while i > 0 and rel_so_far > 0:
+        best = max(best, rel_so_far / i)
+        if q.is_rel(q.rels[i - 1]):
+            while current >= 0 and rel_so_far == cutoffs[current]:
+                total += best
+                current -= 1
+            rel_so_far -= 1
+        i -= 1
+    while current >= 0:
+        total += best
+        current -= 1
+    return total / len(points)
+
+
 def bpref(q: Query) -> float:
     if q.num_rel == 0:
         return 0.0
@@ -314,8 +340,10 @@ def rprec_mult(q: Query, p: float) -> float:
 
 
 def _gain_of(spec_pairs: tuple):
+    # trec_eval's get_gain: a custom gain for the level, even NONPOOL (-1) and UNJUDGED (-2);
+    # else the level itself for judged documents, nothing for the others.
     custom = dict(spec_pairs)
-    return lambda r: custom.get(r, float(r)) if r >= 0 else 0.0
+    return lambda r: custom[r] if r in custom else (float(r) if r >= 0 else 0.0)
 
 
 def ndcg(q: Query, pairs: tuple) -> float:
@@ -379,7 +407,7 @@ def value(spec: Spec, q: Query) -> float:
         return (c_rel_ret * hit + c_nonrel_ret * (ret - hit) + c_rel_missed * (R - hit)
                 + c_rest * (0 + hit - ret - R))
     if root == "11pt_avg":
-        return sum(iprec(q, p) for p in sorted(a)) / len(a)
+        return eleven_point(q, a)
     if root == "ndcg":
         return ndcg(q, a)
     if root == "ndcg_cut":
@@ -417,7 +445,9 @@ def query_values(rels: list, judged: dict, specs, level: int = 1) -> dict:
         if s.root in ("runid", "num_q"):
             continue
         if not rels:
-            out[s.name] = float(q.num_rel) if s.root == "num_rel" else 0.0
+            # trec_eval's bogus ranking: one document that is not in the qrels
+            out[s.name] = 0.0 if s.root == "num_ret" or s.name == "utility" else value(s, Query([NONPOOL],
+                                                                                          judged, level))
         else:
             out[s.name] = value(s, q)
     return out

@@ -76,7 +76,9 @@ def test_complete_and_intersect(capsys, tmp_path):
     (tmp_path / "short.run").write_text("\n".join(line for line in lines if not line.startswith("401 ")) + "\n")
     argv = [str(DATA / "example.qrels"), str(DATA / "example.run"), str(tmp_path / "short.run"), "-m", "map"]
     code, _, err = run_cli(capsys, *argv)
-    assert code == 2 and "different queries" in err and "'401'" in err and "--intersect" not in err
+    assert code == 2 and "different queries" in err and "'401'" in err
+    # The command line's option, not the Python argument.
+    assert "pass --intersect to compare the 9 queries they share" in err and "on_missing" not in err
     code, out, _ = run_cli(capsys, *argv, "--intersect")
     assert code == 0 and "9 queries" in out
 
@@ -85,10 +87,8 @@ def test_complete_and_intersect(capsys, tmp_path):
     ([], "compare needs QRELS and at least two RUN files"),
     (["q.txt", "r.txt"], "compare needs QRELS and at least two RUN files"),
     (["--example", "x.qrels"], "pass QRELS and RUN files, or --example, not both"),
-    (["--example", "--baseline", "bm25"], "--baseline 'bm25' is none of the runs (example, example2)"),
-    (["--example", "--resamples", "0"], "n_resamples must be at least 1"),
-    (["--example", "--alpha", "2"], "alpha must be in (0, 1)"),
-    (["--example", "-m", "nope"], "nope"),
+    (["--example", "--baseline", "bm25"], "argument --baseline: 'bm25' is none of the runs (example, example2)"),
+    (["--example", "-m", "nope"], "argument -m: unknown trec_eval measure 'nope'"),
 ])
 def test_errors_exit_2_with_a_message(capsys, argv, message):
     code, out, err = run_cli(capsys, *argv)
@@ -99,6 +99,24 @@ def test_errors_exit_2_with_a_message(capsys, argv, message):
 def test_missing_file_is_an_error(capsys, tmp_path):
     code, _, err = run_cli(capsys, str(DATA / "example.qrels"), str(DATA / "example.run"), str(tmp_path / "no.run"))
     assert code == 2 and "no.run" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--resamples", "0"], "argument --resamples: must be an integer from 1 to 2**30, got '0'"),
+    (["--resamples", "1.5"], "argument --resamples: must be an integer from 1 to 2**30, got '1.5'"),
+    (["--resamples", str(2**63)], "argument --resamples: must be an integer from 1 to 2**30"),
+    (["--alpha", "2"], "argument --alpha: must be a number in (0, 1), got '2'"),
+    (["--alpha", "nan"], "argument --alpha: must be a number in (0, 1), got 'nan'"),
+    (["--alpha", "0"], "argument --alpha: must be a number in (0, 1), got '0'"),
+    (["--seed", "-1"], "argument --seed: must be an integer from 0 to 2**128 - 1, got '-1'"),
+    (["--seed", "x"], "argument --seed: must be an integer from 0 to 2**128 - 1, got 'x'"),
+])
+def test_numbers_are_checked_by_the_parser(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["compare", "--example", *argv])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == f"rankwise compare: error: {message}" or message in err.splitlines()[-1]
 
 
 def test_unknown_test_is_rejected_by_the_parser(capsys):

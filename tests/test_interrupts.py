@@ -124,8 +124,12 @@ def _results(rng, tmp_path):
     docs = np.tile(np.arange(40), 300)
     run = rw.Run.from_arrays(queries, docs, s.ravel())
     qrels = rw.Qrels.from_arrays(queries, docs, y.ravel())
+    # Queries interleaved: grouped by the hash kernel, then checked for repeats through the order.
+    shuffled = np.random.default_rng(1).permutation(queries.shape[0])
+    values.append(rw.Run.from_arrays(queries[shuffled], docs[shuffled], s.ravel()[shuffled]).to_pandas())
     for ties in ("trec", "expected"):
-        values.append(rw.trec_eval(qrels, run, ["map", "ndcg", "P.5", "recip_rank"], ties=ties).to_pandas())
+        values.append(rw.trec_eval(qrels, run, ["map", "ndcg", "P.5", "recip_rank", "ndcg_cut.5",
+                                                "ndcg.-1=0.5,1=2"], ties=ties).to_pandas())
     run.write(tmp_path / "run.txt")
     values.append(rw.Run.read(tmp_path / "run.txt").to_pandas())
     a, b = rng.random(200), rng.random(200)
@@ -204,19 +208,21 @@ def test_kernels_return_at_once_when_stopped(rng):
     _trec.judgement_counts(indptr, scores, 0.5, 0, 2, num_rel, np.empty(2), _stopped())
     assert np.all(num_rel == -7.0)
     ideal = np.full((2, 1), -7.0)
-    _trec.ideal_dcg(indptr, scores, np.array([10.0]), 0, 2, ideal, _stopped())
+    _trec.ideal_dcg(indptr, scores, np.array([10], dtype=np.int64), 0, 2, ideal, _stopped())
     assert np.all(ideal == -7.0)
     measured = np.full((2, 1), -7.0)
     _trec.trec_measures(scores, np.arange(1, n + 1, dtype=np.int64), np.empty(0), starts, np.diff(indptr),
                         np.diff(indptr), np.ones(2), np.ones(2), np.array([3], dtype=np.int32), np.zeros((1, 4)),
-                        np.zeros((2, 1)), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1.0, False, 0, 2,
-                        measured, _stopped())
+                        np.ones(1, dtype=np.int64), np.zeros((2, 1)), np.empty(0, dtype=np.int64), np.empty(0),
+                        np.zeros(2, dtype=np.int64), 1.0, False, 0, 2, measured, _stopped())
     assert np.all(measured == -7.0)
 
     repeated = np.zeros(n, dtype=np.int64)  # every document the same: a repeat at row 1
-    assert _ids.first_duplicate_grouped(repeated, np.array([0, n]), 0, 1) == (0, 1)
-    assert _ids.first_duplicate_grouped(repeated, np.array([0, n]), 0, 1, _stopped()) == (-1, -1)
+    no_order = np.empty(0, dtype=np.int64)
+    assert _ids.first_duplicate_grouped(repeated, no_order, np.array([0, n]), 0, 1)[0] == (0, 1)
+    assert _ids.first_duplicate_grouped(repeated, no_order, np.array([0, n]), 0, 1, _stopped())[0] == (-1, -1)
     assert _ids.run_starts(repeated, _stopped()) is None
+    assert _ids.group_by_query(np.array([1, 2, 1], dtype=np.int64), stop=_stopped()) is None
 
     sums = np.zeros(10)
     _resample.sign_flip_sums(scores, 1, 2, False, 0, 10, sums, np.empty(128 * 256), _stopped())
@@ -237,6 +243,41 @@ def test_text_kernels_return_at_once_when_stopped():
     assert _text.first_duplicate(codes, codes, 1, 1, _stopped()) == (-1, -1)
     bad = np.frombuffer(b"\xff", dtype=np.uint8)
     assert _text.first_invalid_utf8(bad, np.array([0, 1]), _stopped()) == -1
+
+
+def _out_of_budget():
+    """A calling thread's flag whose budget runs out at its second look at the clock."""
+    flag = _parallel._BUDGETED.copy()
+    flag[8:16] = np.frombuffer(np.float64(1e-9).tobytes(), dtype=np.uint8)
+    return flag
+
+
+def test_id_kernels_poll_inside_one_long_query():
+    """The grouping and duplicate kernels look at the flag every 65,536 rows, not only between queries."""
+    n = 1 << 22
+    rng = np.random.default_rng(0)
+    ids = rng.permutation(n).astype(np.int64)  # distinct: no early end at a repeat
+    interleaved = np.tile(np.arange(1000, dtype=np.int64), n // 1000)
+    whole = np.array([0, n], dtype=np.int64)
+    no_order = np.empty(0, dtype=np.int64)
+    for kernel, args, stopped in [
+        (_ids.run_starts, (ids,), lambda result: result is None),
+        (_ids.group_by_query, (interleaved, False), lambda result: result is None),
+        # One group longer than 2**16 rows: the bucketed check.
+        (_ids.first_duplicate_grouped, (ids, no_order, whole, 0, 1), lambda result: result[0] == (-1, -1)),
+        (_ids.first_duplicate_grouped, (ids, rng.permutation(n).astype(np.int64), whole, 0, 1),
+         lambda result: result[0] == (-1, -1)),
+    ]:
+        flag = _out_of_budget()
+        assert stopped(kernel(*args, stop=flag)), kernel.__name__
+        assert flag[0] == 1 and flag[1] == 1, kernel.__name__  # out of budget before the end
+    # Unstopped, the same calls give their results.
+    assert _ids.run_starts(ids).shape == (n + 1,)
+    distinct, indptr, order, _ = _ids.group_by_query(interleaved)
+    assert distinct.tolist() == list(range(1000)) and indptr[-1] == interleaved.shape[0]
+    repeat = ids.copy()
+    repeat[-1] = repeat[5]
+    assert _ids.first_duplicate_grouped(repeat, no_order, whole, 0, 1)[0] == (5, n - 1)
 
 
 def test_a_kernel_stops_in_the_middle_of_one_huge_query():
@@ -262,7 +303,7 @@ _KERNELS = {
     "rankwise.ranks": ["count_dense", "count_ragged"],
     "rankwise.trec": ["judge", "rank_judged", "rank_relevance", "judgement_counts", "ideal_dcg", "trec_measures",
                       "first_duplicate"],
-    "rankwise._trec_ids": ["first_duplicate_grouped", "run_starts"],
+    "rankwise._trec_ids": ["first_duplicate_grouped", "run_starts", "group_by_query"],
     "rankwise.stats": ["sign_flip_sums", "bootstrap_sums"],
 }
 _TEXT_KERNELS = ["intern", "lookup", "byte_ranks", "first_invalid_utf8", "parse_lines", "first_duplicate"]
@@ -307,6 +348,7 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
     rw.Qrels.from_dict({"q1": {"d1": 1}})
     ints = rw.Run.from_arrays(np.array([1, 1, 2]), np.array([10, 11, 10]), np.array([0.5, 0.2, 0.9]))
     rw.trec_eval(rw.Qrels.from_dict({"1": {"10": 1}, "2": {"10": 0}}), ints, ["map"], ties="expected")
+    rw.Run.from_arrays(np.array([1, 2, 1]), np.array([10, 10, 11]), np.array([0.5, 0.2, 0.9]))  # grouped
     rw.Run.from_arrays(np.array(["1", "1"]), np.array(["a", "b"]), np.array([0.5, 0.2]))
     a, b = rng.random(30), rng.random(30)
     rw.compare(a, b, "randomization", n_resamples=100, seed=1)

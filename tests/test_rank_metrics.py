@@ -365,6 +365,58 @@ def test_weights_scale_free(rng):
         assert a[name] == pytest.approx(b[name], rel=1e-12, abs=1e-15), name
 
 
+WIDE_LONGDOUBLE = np.finfo(np.longdouble).maxexp > np.finfo(np.float64).maxexp
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.longdouble, np.int8, np.uint64, bool])
+def test_weights_of_every_real_dtype(dtype):
+    greater, equal, c = [0, 2, 5, 1], [1, 0, 2, 0], [4, 6, 12, 3]
+    weights = [1, 2, 1, 1] if dtype is not bool else [1, 1, 1, 1]
+    names = ["MR", "MRR", "Hits@2", "GMR", "median_rank", "rank_var", "AMRI", "zMRR", "V[MRR]"]
+    got = rw.rank_metrics(rw.Ranks(greater, equal, c), names, ties="realistic", weights=np.array(weights, dtype))
+    for name in names:
+        want = ref.reference_metric(name, greater, equal, c, ties="realistic", weights=weights)
+        assert close(got[name], want), name
+
+
+@pytest.mark.skipif(not WIDE_LONGDOUBLE, reason="longdouble is float64 here")
+@pytest.mark.parametrize("exponent", [5000, -5000])
+def test_longdouble_weights_beyond_float64_keep_their_ratios(exponent):
+    # Only the ratios of the weights matter: longdouble weights are scaled in their own
+    # precision, so values beyond float64's range are not refused (nor flushed to 0).
+    ranks = rw.Ranks([0, 2, 5, 1], [1, 0, 2, 0], [4, 6, 12, 3])
+    weights = np.array([1, 2, 1, 1], np.longdouble)
+    names = ["MR", "MRR", "median_rank", "zMRR"]
+    scaled = weights * np.ldexp(np.longdouble(1), exponent)
+    with np.errstate(over="ignore"):
+        as_float64 = scaled.astype(np.float64)
+    assert not np.isfinite(as_float64).all() or not as_float64.any()  # beyond float64 indeed
+    assert rw.rank_metrics(ranks, names, weights=scaled, ties="realistic") == \
+        rw.rank_metrics(ranks, names, weights=weights, ties="realistic")
+
+
+def test_python_integer_weights_beyond_64_bits():
+    # Numbers NumPy keeps only as objects: real weights all the same (only their ratios matter).
+    ranks = rw.Ranks([0, 2, 5, 1], [1, 0, 2, 0], [4, 6, 12, 3])
+    names = ["MR", "MRR", "median_rank", "zMRR"]
+    want = rw.rank_metrics(ranks, names, weights=[1, 2, 1, 1], ties="realistic")
+    assert rw.rank_metrics(ranks, names, weights=[2**70, 2**71, 2**70, 2**70], ties="realistic") == want
+    with pytest.raises(ValueError, match=r"weights holds 100000000000\.\.\. \(an integer of 401 digits\) at "
+                                         r"position 0, beyond the range of float64"):
+        rw.rank_metrics(ranks, names, weights=[10**400, 1, 1, 1], ties="realistic")
+
+
+@pytest.mark.parametrize("weights, match", [
+    ([1, np.nan, 1], r"weights must be finite numbers >= 0 \(not all 0\); got nan at position 1"),
+    (np.array([1, -1, 1], np.longdouble), "got -1.0 at position 1"),
+    (np.array([1, np.inf, 1], np.longdouble), "got inf at position 1"),
+    ([0, 0, 0], r"weights must not all be 0"),
+])
+def test_weights_out_of_range(weights, match):
+    with pytest.raises(ValueError, match=match):
+        rw.rank_metrics(rw.Ranks([0, 1, 2]), ["MR"], weights=weights)
+
+
 def test_exhaustive_small_cases_all_policies():
     """Every (greater, equal) with p <= 4 for two queries, C = 5: all metrics, all policies."""
     pairs = [(g, e) for g in range(4) for e in range(4 - g)]

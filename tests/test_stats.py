@@ -212,8 +212,9 @@ def test_seed_none_is_reported_and_reproduces(test, rng):
 
 def test_huge_and_numpy_seeds(rng):
     a, b = rng.random(70), rng.random(70)
-    big = 2**200 + 5
+    big = 2**128 - 1                     # the largest seed: the kernel's keys hold 128 bits
     assert rw.compare(a, b, seed=big).seed == big
+    assert rw.compare(a, b, seed=np.uint64(2**64 - 1)).seed == 2**64 - 1
     np.testing.assert_array_equal(rw.compare(a, b, seed=np.int64(9)).distribution,
                                   rw.compare(a, b, seed=9).distribution)
 

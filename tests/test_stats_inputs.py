@@ -19,9 +19,12 @@ def test_identical_systems_give_p_one(test, alternative, rng):
     res = rw.compare(a, a.copy(), test=test, alternative=alternative, seed=0)
     assert res.pvalue == 1.0
     assert res.mean_difference == 0.0
-    assert np.isnan(res.effect_size)
-    low, high = res.confidence_interval
-    assert (low == 0.0 or low == -np.inf) and (high == 0.0 or high == np.inf)
+    assert res.effect_size == 0.0                  # defined: no effect (mean 0 / sd 0 is not NaN)
+    if test in ("t", "wilcoxon", "sign"):
+        assert res.statistic == 0.0
+    # [0, 0], open on the side of a one-sided alternative.
+    want = {"two-sided": (0.0, 0.0), "greater": (0.0, np.inf), "less": (-np.inf, 0.0)}[alternative]
+    assert tuple(res.confidence_interval) == want
 
 
 @pytest.mark.parametrize("test", TESTS)
@@ -136,6 +139,24 @@ def test_integer_ids_and_pandas_series(rng):
         rw.compare(a, {str(k): v for k, v in b.items()})
 
 
+@pytest.mark.parametrize("other, shown, kinds", [
+    ({b"q1": 0.1, b"q2": 0.5}, "b'q1', b'q2'", "text in a, bytes in b"),
+    ({1: 0.1, 2: 0.5}, "1, 2", "text in a, numbers in b"),
+])
+def test_ids_of_different_kinds_are_different_queries(other, shown, kinds):
+    # b"q1" is not the query "q1" (nor 1 the query "1"): the query sets differ, with examples
+    # of each, and the error says why nothing matches (intersecting would not help).
+    a = {"q1": 0.5, "q2": 0.6}
+    with pytest.raises(ValueError) as info:
+        rw.compare(a, other)
+    message = str(info.value)
+    assert message.startswith(f"the inputs cover different queries: 2 in a only (e.g. 'q1', 'q2'); 2 in b only "
+                              f"(e.g. {shown}); the ids are {kinds}, which never equal each other"), message
+    assert message.endswith("they share no query, so on_missing='intersect' cannot help either"), message
+    # The facts stay available to a caller that words its own remedy (the CLI names --intersect).
+    assert info.value.n_shared == 0 and "2 in b only" in info.value.details
+
+
 def test_query_set_mismatch_is_an_error_unless_intersect():
     a = {"q1": 0.5, "q2": 0.6, "q3": 0.1, "q4": 0.4}
     b = {"q2": 0.3, "q3": 0.2, "q4": 0.1, "q5": 0.9}
@@ -225,13 +246,13 @@ def test_integer_and_bool_values(rng):
     ({"test": "boostrap"}, ValueError, "did you mean 'bootstrap'"),
     ({"test": "permutation"}, ValueError, "test must be one of"),
     ({"alternative": "two_sided"}, ValueError, "did you mean 'two-sided'"),
-    ({"n_resamples": 0}, ValueError, "n_resamples must be at least 1"),
+    ({"n_resamples": 0}, ValueError, r"n_resamples must be an integer from 1 to 2\*\*30 \(1,073,741,824\), got 0"),
     ({"n_resamples": 1000.0}, TypeError, "n_resamples must be an integer"),
     ({"n_resamples": True}, TypeError, "n_resamples must be an integer"),
     ({"confidence": 95}, ValueError, r"confidence must be in \(0, 1\)"),
     ({"confidence": "high"}, TypeError, "confidence must be a number"),
-    ({"seed": -1}, ValueError, "seed must be a non-negative integer"),
-    ({"seed": 1.5}, TypeError, "seed must be a non-negative integer"),
+    ({"seed": -1}, ValueError, r"seed must be an integer from 0 to 2\*\*128 - 1 or None, got -1"),
+    ({"seed": 1.5}, TypeError, "seed must be an integer from 0"),
     ({"seed": "x"}, TypeError, "seed must be"),
     ({"on_missing": "drop"}, ValueError, "on_missing must be one of"),
     ({"nan_policy": "propagate"}, ValueError, "nan_policy must be one of"),
@@ -266,3 +287,224 @@ def test_mann_whitney_bad_arguments():
         rw.mann_whitney([1, 2], [np.nan, 4])
     with pytest.raises(TypeError, match="b must hold numbers"):
         rw.mann_whitney([1, 2], ["x"])
+
+
+# --------------------------------------------------------------------------------------
+# Every argument checked before any work (issue 21): exact type, message naming it
+# --------------------------------------------------------------------------------------
+
+X70, Y70 = np.linspace(0, 1, 70), np.linspace(1, 0, 70)
+N_RESAMPLES = r"n_resamples must be an integer from 1 to 2\*\*30 \(1,073,741,824\), got "
+SEED = r"seed must be an integer from 0 to 2\*\*128 - 1 or None, got "
+
+
+@pytest.mark.parametrize("value, error, message", [
+    (0, ValueError, N_RESAMPLES + "0$"),
+    (-1, ValueError, N_RESAMPLES + "-1$"),
+    (np.int64(0), ValueError, N_RESAMPLES + r"np.int64\(0\)"),
+    (2**30 + 1, ValueError, N_RESAMPLES + "1073741825$"),
+    (10**13, ValueError, N_RESAMPLES + "10000000000000$"),   # used to start a 72.8 TiB allocation
+    (2**63, ValueError, N_RESAMPLES + "9223372036854775808$"),
+    (1.5, TypeError, N_RESAMPLES + "1.5$"),
+    (1000.0, TypeError, N_RESAMPLES + "1000.0$"),
+    (True, TypeError, N_RESAMPLES + "True$"),
+    ("10", TypeError, N_RESAMPLES + "'10'$"),
+    (None, TypeError, N_RESAMPLES + "None$"),
+])
+@pytest.mark.parametrize("test", TESTS)
+def test_n_resamples_is_checked_for_every_test(value, error, message, test):
+    with pytest.raises(error, match=message):
+        rw.compare(X70, Y70, test=test, n_resamples=value)
+
+
+def test_n_resamples_bounds_are_accepted():
+    assert rw.compare(X70, Y70, test="t", n_resamples=2**30).n == 70       # checked, not used
+    res = rw.compare(X70, Y70, n_resamples=1, seed=0)
+    assert res.n_resamples == 1 and res.pvalue in (0.5, 1.0) and res.distribution.shape == (1,)
+    boot = rw.compare(X70, Y70, test="bootstrap", n_resamples=1, seed=0)   # BCa undefined: (nan, nan)
+    assert boot.pvalue in (0.5, 1.0) and np.isnan(boot.confidence_interval).all()
+    assert rw.compare(X70, Y70, n_resamples=np.uint16(7), seed=0).n_resamples == 7
+
+
+def test_running_out_of_memory_names_n_resamples(monkeypatch):
+    real_empty = np.empty
+
+    def empty(shape, *args, **kwargs):
+        if np.prod(shape) > 1_000_000:
+            raise MemoryError("Unable to allocate")
+        return real_empty(shape, *args, **kwargs)
+
+    monkeypatch.setattr(np, "empty", empty)
+    with pytest.raises(MemoryError, match=r"n_resamples=2,000,000 needs 16 MiB for the resampled distribution"):
+        rw.compare(X70, Y70, n_resamples=2_000_000, seed=0)
+    with pytest.raises(MemoryError, match=r"n_resamples=2,000,000 needs 16 MiB"):
+        rw.compare(X70, Y70, test="bootstrap", n_resamples=2_000_000, seed=0)
+
+
+@pytest.mark.parametrize("value, error, message", [
+    (-1, ValueError, SEED + "-1$"),
+    (np.int64(-1), ValueError, SEED + r"np.int64\(-1\)"),
+    (2**128, ValueError, SEED + "340282366920938463463374607431768211456$"),
+    (1.5, TypeError, SEED + "1.5$"),
+    (1.0, TypeError, SEED + "1.0$"),
+    ("a", TypeError, SEED + "'a'$"),
+    (True, TypeError, SEED + "True$"),
+    (np.random.default_rng(0), TypeError, SEED + r"Generator.*seed=int\(rng.integers\(2\*\*63\)\)"),
+])
+@pytest.mark.parametrize("test", TESTS)
+@pytest.mark.parametrize("n", [5, 70])      # 5: exact randomization, where the seed is not used
+def test_seed_is_checked_for_every_test(value, error, message, test, n):
+    with pytest.raises(error, match=message):
+        rw.compare(X70[:n], Y70[:n], test=test, seed=value, n_resamples=100)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"confidence": 0}, ValueError, r"confidence must be in \(0, 1\), got 0$"),
+    ({"confidence": 1}, ValueError, r"confidence must be in \(0, 1\), got 1$"),
+    ({"confidence": 1.5}, ValueError, r"confidence must be in \(0, 1\), got 1.5"),
+    ({"confidence": np.nan}, ValueError, r"confidence must be in \(0, 1\), got nan"),
+    ({"confidence": 10**400}, ValueError, r"confidence must be in \(0, 1\)"),  # no OverflowError
+    ({"confidence": "0.95"}, TypeError, r"confidence must be a number in \(0, 1\), got '0.95'"),
+    ({"confidence": True}, TypeError, "confidence must be a number"),
+    ({"test": None}, TypeError, r"test must be a str, one of 'randomization', .*got None"),
+    ({"test": "T"}, ValueError, r"test must be one of .*got 'T'; did you mean 't'\?"),
+    ({"alternative": None}, TypeError, "alternative must be a str"),
+    ({"alternative": "Greater"}, ValueError, "alternative must be one of .*did you mean 'greater'"),
+    ({"ci_method": None}, TypeError, "ci_method must be a str"),
+    ({"ci_method": "BCa"}, ValueError, "ci_method must be one of .*did you mean 'bca'"),
+    ({"zero_method": 0}, TypeError, "zero_method must be a str"),
+    ({"nan_policy": None}, TypeError, "nan_policy must be a str"),
+    ({"on_missing": True}, TypeError, "on_missing must be a str"),
+    ({"metric": 5}, TypeError, r"metric must be a str \(a metric name\) or None, got 5"),
+    ({"metric": ["MAP"]}, TypeError, r"metric must be a str \(a metric name\) or None, got \['MAP'\]"),
+])
+@pytest.mark.parametrize("test", ["t", "randomization"])
+def test_options_are_checked_before_any_work(kwargs, error, message, test):
+    with pytest.raises(error, match=message):
+        rw.compare(X70, Y70, **{"test": test, **kwargs})
+
+
+@pytest.mark.parametrize("n_threads, error, message", [
+    (0, ValueError, "n_threads must be non-zero"),
+    ("x", TypeError, "n_threads must be an integer or None, got 'x'"),
+    (1.5, TypeError, "n_threads must be an integer or None"),
+    (True, TypeError, "n_threads must be an integer or None"),
+])
+@pytest.mark.parametrize("test", TESTS)
+def test_n_threads_is_checked_for_every_test(n_threads, error, message, test):
+    with pytest.raises(error, match=message):
+        rw.compare([0.1, 0.2, 0.3], [0.3, 0.1, 0.2], test=test, n_threads=n_threads)
+
+
+def test_huge_thread_counts_start_a_bounded_number_of_threads(rng):
+    from rankwise import stats
+    from rankwise._parallel import max_threads
+
+    chunks = []
+    stats._over_resamples(lambda start, end, stop: chunks.append((start, end)), 10**6, 10**4, 10**9)
+    assert 1 < len(chunks) <= max_threads()
+    assert sorted(chunks)[0][0] == 0 and sorted(chunks)[-1][1] == 10**6
+    a, b = rng.random(3000), rng.random(3000)
+    assert rw.compare(a, b, seed=1, n_threads=10**9).pvalue == rw.compare(a, b, seed=1, n_threads=1).pvalue
+
+
+def test_masked_arrays_are_refused():
+    with pytest.raises(TypeError, match=r"a is a masked array; pass the values to compare"):
+        rw.compare(np.ma.array([0.1, 0.2, 9.0], mask=[0, 0, 1]), [0.2, 0.1, 0.5])
+
+
+@pytest.mark.parametrize("value, error, message", [
+    (b"ab", TypeError, r"a must hold numbers, got dtype \|S2"),
+    ("0.1", TypeError, "a must hold numbers, got dtype <U3"),
+    (None, TypeError, "a must hold numbers, got dtype object"),
+    # a number, out of range: not a wrong type
+    ([10**400, 1], ValueError, r"a holds the integer 100000000000\.\.\. \(an integer of 401 digits\) at position 0"),
+    # integers that float64 (where the tests compute) would round: differences would be wrong
+    ([2**63 + 1, 2**63], ValueError, r"a holds the integer 9223372036854775809 at position 0, beyond 2\*\*53"),
+    ([0, 2**63 + 1], ValueError, r"a holds the integer 9223372036854775809 at position 1, beyond 2\*\*53"),
+    (np.array([2**53 + 1, 0]), ValueError, r"a holds the integer 9007199254740993 at position 0, beyond 2\*\*53"),
+    (np.array([0, -(2**53) - 1], np.int64), ValueError, "a holds the integer -9007199254740993 at position 1"),
+    (np.array([0.1, 0.2], dtype=object), TypeError, "a must hold numbers, got dtype object"),
+    ((x for x in [0.1, 0.2]), TypeError, "a must hold numbers, got dtype object"),
+    ([[0.1], [0.2, 0.3]], ValueError, r"a must be a 1-D sequence of numbers \(one value per query\)"),
+    (np.zeros((2, 1)), ValueError, r"a must be 1-D \(one value per query\), got shape \(2, 1\)"),
+])
+def test_bad_values_of_any_kind(value, error, message):
+    with pytest.raises(error, match=message):
+        rw.compare(value, [0.1, 0.2])
+
+
+def test_bytes_ids_are_not_str_ids():
+    a = {b"q1": 0.1, b"q2": 0.4, b"q3": 0.2}
+    b = {"q1": 0.3, "q2": 0.1, "q3": 0.2}
+    with pytest.raises(ValueError, match=r"3 in a only \(e.g. b'q1', b'q2', b'q3'\)"):
+        rw.compare(a, b)
+    # Bytes ids on both sides pair as ids do.
+    assert rw.compare(a, {k.encode(): v for k, v in b.items()}, test="t").n == 3
+
+
+def test_series_with_nullable_dtypes():
+    pd = pytest.importorskip("pandas")
+    a = pd.Series([0.1, None, 0.7, 0.4], index=list("wxyz"), dtype="Float64")
+    b = pd.Series([1, 2, 0, 1], index=list("wxyz"), dtype="Int64") / 4
+    with pytest.raises(ValueError, match="a is NaN at query 'x'"):
+        rw.compare(a, b, test="t")
+    res = rw.compare(a, b, test="t", nan_policy="omit")
+    assert res.n == 3 and res.statistic == rw.compare([0.1, 0.7, 0.4], [0.25, 0.0, 0.25], test="t").statistic
+
+
+@pytest.mark.parametrize("test", TESTS)
+def test_one_and_mismatched_lengths_and_nan_everywhere(test):
+    with pytest.raises(ValueError, match="at least 2 queries, got 1"):
+        rw.compare({"q": 0.1}, {"q": 0.2}, test=test)
+    with pytest.raises(ValueError, match=r"same length.*2 \(a\) and 3 \(b\)"):
+        rw.compare([0.1, 0.2], [0.1, 0.2, 0.3], test=test)
+    with pytest.raises(ValueError, match="at least 2 queries, got 0"):
+        rw.compare([np.nan, np.nan], [0.1, 0.2], test=test, nan_policy="omit")
+
+
+# --------------------------------------------------------------------------------------
+# Equal differences: defined results (issue 21: the report printed an effect size of +nan)
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("test", TESTS)
+def test_every_difference_zero_is_defined(test):
+    a = [0.1, 0.2 + 0.1, 0.7, 0.25]
+    b = [0.1, 0.3, 0.7, 0.25]       # 0.2 + 0.1 and 0.3: equal to 12 digits
+    res = rw.compare(a, b, test=test, seed=0)
+    assert (res.pvalue, res.effect_size, res.mean_difference) == (1.0, 0.0, 0.0)
+    assert tuple(res.confidence_interval) == (0.0, 0.0)
+    assert "effect_size=0" in repr(res) and "nan" not in repr(res)
+
+
+def test_every_difference_the_same_non_zero_number():
+    a, b = [0.7, 0.9, 0.4, 0.6], [0.5, 0.7, 0.2, 0.4]          # d = 0.2, up to roundoff
+    for test in TESTS:
+        res = rw.compare(a, b, test=test, seed=0)
+        assert res.effect_size == np.inf
+        assert res.confidence_interval == (pytest.approx(0.2), pytest.approx(0.2))
+        assert "effect_size=inf" in repr(res)
+        assert rw.compare(b, a, test=test, seed=0).effect_size == -np.inf
+    assert rw.compare(a, b, test="t").statistic == np.inf and rw.compare(a, b, test="t").pvalue == 0.0
+    assert rw.compare(a, b).pvalue == 2 / 16                      # all + or all - of 16 patterns
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"alternative": None}, TypeError, "alternative must be a str, one of 'two-sided', 'greater', 'less', got None"),
+    ({"alternative": "bigger"}, ValueError, "alternative must be one of"),
+    ({"nan_policy": "Omit"}, ValueError, "nan_policy must be one of .*did you mean 'omit'"),
+    ({"metric": 5}, TypeError, r"metric must be a str \(a metric name\) or None, got 5"),
+    ({"metric": "MAP"}, TypeError, "neither input is one"),
+    ({"a": [np.nan, np.nan], "nan_policy": "omit"}, ValueError, "a is empty; the Mann-Whitney test needs"),
+    ({"a": [np.inf, 1.0]}, ValueError, "a is inf at position 0; values must be finite"),
+    ({"b": {"q": 0.1}}, None, None),                       # a dict of values is a sample too
+    ({"b": [[0.1, 0.2]]}, ValueError, r"b must be 1-D \(one value per query\), got shape \(1, 2\)"),
+    ({"b": np.array([0.1], dtype=object)}, TypeError, "b must hold numbers, got dtype object"),
+])
+def test_mann_whitney_names_each_bad_argument(kwargs, error, message):
+    options = {"a": [0.1, 0.5, 0.3], "b": [0.2, 0.4], **kwargs}
+    if error is None:
+        assert rw.mann_whitney(**options).n_b == 1
+        return
+    with pytest.raises(error, match=message):
+        rw.mann_whitney(**options)

@@ -64,7 +64,7 @@ def test_correct_shapes_and_edges():
     ([0.1, np.nan], ValueError, "pvalues has NaN at position 1"),
     ([0.1, 1.2], ValueError, r"pvalues must lie in \[0, 1\], got 1.2"),
     ([-0.1], ValueError, "must lie in"),
-    (["a"], TypeError, "pvalues must be numbers"),
+    (["a"], TypeError, r"pvalues must be an array-like of numbers in \[0, 1\].*got dtype <U1"),
 ])
 def test_correct_rejects_bad_pvalues(pvalues, error, message):
     with pytest.raises(error, match=message):
@@ -252,3 +252,230 @@ def test_compare_systems_bad_systems(three_systems):
         rw.compare_systems({"x": [0.1, 0.2], "y": [0.2, 0.3]})
     with pytest.raises(TypeError, match="runs must be a dict"):
         rw.compare_systems(run, qrels)
+
+
+# --------------------------------------------------------------------------------------
+# Every argument checked before any work (issue 21): exact type, message naming it
+# --------------------------------------------------------------------------------------
+
+PVALUES = r"pvalues must be an array-like of numbers in \[0, 1\] \(one family of p-values\)"
+
+
+@pytest.mark.parametrize("pvalues, error, message", [
+    (None, TypeError, PVALUES + ", got None$"),                   # was: "pvalues has NaN at position 0"
+    ("0.1", TypeError, PVALUES + ", got '0.1'$"),                 # was: accepted as 0.1
+    (b"0.1", TypeError, PVALUES + ", got b'0.1'$"),
+    (np.array([0.1], dtype=object), TypeError, PVALUES + ", got dtype object$"),  # was: accepted
+    ([0.1, None], TypeError, PVALUES + ", got dtype object$"),
+    ([True, False], TypeError, PVALUES + ", got dtype bool$"),
+    ([0.1, 1j], TypeError, PVALUES + ", got dtype complex128$"),
+    ({"a": 0.1}, TypeError, PVALUES + ", got dtype object$"),
+    ([[0.1], [0.2, 0.3]], ValueError, PVALUES + ", of one shape"),
+    ([0.5, np.nan], ValueError, "pvalues has NaN at position 1; leave undefined comparisons out"),
+    ([1.5], ValueError, r"pvalues must lie in \[0, 1\], got 1.5 at position 0"),
+    ([-0.1], ValueError, r"pvalues must lie in \[0, 1\], got -0.1 at position 0"),
+    ([0.1, np.inf], ValueError, r"pvalues must lie in \[0, 1\], got inf at position 1"),
+    ([[0.1, 0.2], [0.3, 2]], ValueError, r"got 2.0 at index \(1, 1\)"),
+    (2, ValueError, r"pvalues must lie in \[0, 1\], got 2.0 at position 0"),
+    # Python ints beyond 64 bits are numbers (out of range), not objects of the wrong type
+    ([0.1, 2**70], ValueError, r"pvalues must lie in \[0, 1\], got 1.1805916207174113e\+21 at position 1"),
+    ([0.1, 10**400], ValueError, r"pvalues holds 100000000000\.\.\. \(an integer of 401 digits\) at "
+                                 r"position 1, beyond the range of float64"),
+])
+def test_correct_names_pvalues(pvalues, error, message):
+    with pytest.raises(error, match=message):
+        rw.correct(pvalues)
+
+
+@pytest.mark.parametrize("method, error, message", [
+    (None, TypeError, "method must be a str, one of 'holm', 'bonferroni', 'bh', 'by', got None"),
+    (5, TypeError, "method must be a str"),
+    ("Holm", ValueError, "method must be one of .*got 'Holm'; did you mean 'holm'"),
+    ("BH", ValueError, "method must be one of .*got 'BH'; did you mean 'bh'"),
+    ("fdr_bh", ValueError, "method must be one of 'holm', 'bonferroni', 'bh', 'by', got 'fdr_bh'"),
+])
+def test_correct_names_method(method, error, message):
+    with pytest.raises(error, match=message):
+        rw.correct([0.1, 0.2], method)
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni", "bh", "by"])
+def test_correct_small_families_and_shapes(method):
+    assert rw.correct([], method).shape == (0,) and rw.correct([], method).dtype == np.float64
+    assert rw.correct([[0.1]], method).tolist() == [[0.1]]       # a family of one is unchanged
+    scalar = rw.correct(0.03, method)
+    assert scalar.shape == () and float(scalar) == 0.03
+    assert rw.correct(np.float32([0.5, 0.01]), method).dtype == np.float64
+    np.testing.assert_array_equal(rw.correct([0, 1], method), rw.correct([0.0, 1.0], method))
+    tiny = rw.correct([5e-324, 1e-300, 0.5], method)                 # subnormal p-values
+    assert np.all(np.isfinite(tiny)) and tiny[0] >= 5e-324
+
+
+@pytest.mark.parametrize("method, theirs", [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh"),
+                                            ("by", "fdr_by")])
+def test_corrections_match_statsmodels_with_ties_and_extremes(method, theirs, rng):
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    p = np.concatenate([rng.random(30) ** 3, [0.0, 1.0, 1.0, 5e-324, 0.05, 0.05]])
+    np.testing.assert_allclose(rw.correct(p, method), multitest.multipletests(p, method=theirs)[1], rtol=1e-12,
+                               atol=0)
+
+
+def test_compare_systems_metrics(three_systems):
+    # Refused: an empty list used to mean the defaults, silently.
+    with pytest.raises(ValueError, match="metrics must name at least one metric, got none; pass None"):
+        rw.compare_systems(three_systems, metrics=[])
+    with pytest.raises(TypeError, match=r"metrics must be a str, a list of str or None \(the default\), got int"):
+        rw.compare_systems(three_systems, metrics=5)
+    with pytest.raises(TypeError, match="metrics must be a str, a list of str or None .*got set"):
+        rw.compare_systems(three_systems, metrics={"MAP"})
+    with pytest.raises(TypeError, match=r"metrics must hold str \(metric names\), got 5 at position 1"):
+        rw.compare_systems(three_systems, metrics=["MAP", 5])
+    with pytest.raises(ValueError, match="metrics has 'MAP' twice"):
+        rw.compare_systems(three_systems, metrics=["MAP", "nDCG@10", "MAP"])
+    with pytest.raises(ValueError, match="system 'bm25' has no metric 'MRR'"):
+        rw.compare_systems(three_systems, metrics=["MRR"])
+    # A single name, a tuple, an array of str; None: every metric of the first system.
+    assert rw.compare_systems(three_systems, metrics="MAP", test="t").metrics == ("MAP",)
+    assert rw.compare_systems(three_systems, metrics=("nDCG@10",), test="t").metrics == ("nDCG@10",)
+    assert rw.compare_systems(three_systems, metrics=np.array(["MAP"]), test="t").metrics == ("MAP",)
+    assert rw.compare_systems(three_systems, metrics=None, test="t").metrics == ("MAP", "nDCG@10")
+
+
+def test_compare_systems_metrics_of_runs():
+    qrels, run = read_example()
+    second = rw.Run.read(rw.__path__[0] + "/data/example2.run")
+    with pytest.raises(ValueError, match="metrics must name at least one metric"):
+        rw.compare_systems([run, second], qrels, [])
+    with pytest.raises(TypeError, match="metrics must be a str, a list of str or None"):
+        rw.compare_systems([run, second], qrels, 5)
+    with pytest.raises(ValueError, match="unknown trec_eval measure 'mapp'"):
+        rw.compare_systems([run, second], qrels, ["mapp"])
+    assert rw.compare_systems([run, second], qrels, "map").metrics == ("map",)
+
+
+@pytest.mark.parametrize("metrics, message", [
+    (b"map", r"metrics must be a str, a list of str or None \(the default\), got bytes"),
+    ({"map": 1}, r"metrics must be a str, a list of str or None \(the default\), got dict"),
+    ([1], r"metrics must hold str \(metric names\), got 1 at position 0"),
+    ([None], r"metrics must hold str \(metric names\), got None at position 0"),
+    ([b"map"], r"metrics must hold str \(metric names\), got b'map' at position 0"),
+])
+def test_compare_systems_metrics_of_runs_of_the_wrong_type(metrics, message):
+    # The argument is named (metrics), before any run is evaluated.
+    qrels, run = read_example()
+    with pytest.raises(TypeError, match=f"^{message}$"):
+        rw.compare_systems({"x": run, "y": run}, qrels, metrics)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"alpha": 0}, ValueError, r"alpha must be in \(0, 1\), got 0$"),
+    ({"alpha": 1}, ValueError, r"alpha must be in \(0, 1\), got 1$"),
+    ({"alpha": -0.05}, ValueError, r"alpha must be in \(0, 1\)"),
+    ({"alpha": np.nan}, ValueError, r"alpha must be in \(0, 1\), got nan"),
+    ({"alpha": "0.05"}, TypeError, r"alpha must be a number in \(0, 1\), got '0.05'"),
+    ({"alpha": True}, TypeError, "alpha must be a number"),
+    ({"correction": "Holm"}, ValueError, "correction must be one of .*did you mean 'holm'"),
+    ({"correction": 5}, TypeError, "correction must be a str"),
+    ({"family": None}, TypeError, "family must be a str"),
+    ({"baseline": 5}, TypeError, r"baseline must be a system name \(a str\) or None, got 5"),
+    ({"baseline": "BM25"}, ValueError, r"baseline 'BM25' is not one of the systems"),
+    ({"seed": -1}, ValueError, r"seed must be an integer from 0 to 2\*\*128 - 1 or None, got -1"),
+    ({"seed": -1, "test": "t"}, ValueError, "seed must be an integer"),
+    ({"seed": "1"}, TypeError, "seed must be an integer"),
+    ({"n_resamples": 0}, ValueError, "n_resamples must be an integer from 1 to 2"),
+    ({"n_resamples": 2**29}, ValueError, r"n_resamples=536,870,912 for 6 comparisons keeps 3,221,225,472 "
+                                         r"resampled means in the report, more than 2\*\*30; pass n_resamples "
+                                         r"<= 178,956,970"),
+    ({"n_resamples": 2**29, "test": "t"}, None, None),       # nothing is resampled: nothing kept
+    ({"confidence": 1.0}, ValueError, r"confidence must be in \(0, 1\)"),
+    ({"n_threads": 0}, ValueError, "n_threads must be non-zero"),
+    ({"n_threads": "2"}, TypeError, "n_threads must be an integer or None"),
+    ({"complete": "no"}, TypeError, "complete must be True or False, got 'no'"),
+    ({"qrels": "qrels.txt"}, TypeError, r"qrels must be a Qrels \(to evaluate Runs\) or None, got str"),
+    ({"on_missing": "drop"}, ValueError, "on_missing must be one of"),
+    ({"nan_policy": None}, TypeError, "nan_policy must be a str"),
+])
+def test_compare_systems_names_each_bad_argument(three_systems, kwargs, error, message):
+    options = {"metrics": ["MAP", "nDCG@10"], **kwargs}
+    if error is None:
+        assert len(rw.compare_systems(three_systems, **options).comparisons) == 6
+        return
+    with pytest.raises(error, match=message):
+        rw.compare_systems(three_systems, **options)
+
+
+def test_compare_systems_checks_systems_before_evaluating_runs(monkeypatch):
+    qrels, run = read_example()
+    import rankwise.trec
+
+    def fail(*args, **kwargs):
+        raise AssertionError("evaluated before the arguments were checked")
+
+    monkeypatch.setattr(rankwise.trec, "trec_eval", fail)
+    with pytest.raises(ValueError, match="at least 2 systems, got 0"):
+        rw.compare_systems({})
+    with pytest.raises(TypeError, match="system 'y' must be Results, TrecResults or a Run, got list"):
+        rw.compare_systems({"x": run, "y": [0.1, 0.2]}, qrels)
+    with pytest.raises(TypeError, match=r"runs: system names \(the dict's keys\) must be str, got b'x'"):
+        rw.compare_systems({b"x": run, "y": run}, qrels)
+    with pytest.raises(TypeError, match="runs: system names .* must be str, got 1"):
+        rw.compare_systems({1: run, 2: run}, qrels)
+    with pytest.raises(TypeError, match="system 'x' is a Run: pass qrels"):
+        rw.compare_systems({"x": run, "y": run})
+    with pytest.raises(TypeError, match="qrels must be a Qrels"):
+        rw.compare_systems({"x": run, "y": run}, run)
+    with pytest.raises(ValueError, match="metrics must name at least one metric"):
+        rw.compare_systems({"x": run, "y": run}, qrels, [])
+
+
+# --------------------------------------------------------------------------------------
+# The report with degenerate and extreme values
+# --------------------------------------------------------------------------------------
+
+def test_report_of_identical_and_constant_systems(rng):
+    y_true = rng.integers(0, 2, (12, 6))
+    y_true[:, 0] = 1
+    scores = rng.random((12, 6))
+    same = rw.evaluate(y_true, scores, ["P@1"])
+    perfect = rw.evaluate(y_true, scores + 2 * y_true, ["P@1"])        # P@1 = 1 everywhere
+    worst = rw.evaluate(y_true, scores - 2 * y_true, ["P@1"])          # P@1 = 0 everywhere
+    report = rw.compare_systems({"a": same, "b": same, "perfect": perfect, "worst": worst}, test="t",
+                                correction=None)
+    text = report.to_text()
+    assert "nan" not in text
+    identical = next(c for c in report.comparisons if (c.system, c.other) == ("a", "b"))
+    assert (identical.result.effect_size, identical.result.pvalue) == (0.0, 1.0)
+    assert "a vs b" in text and "[+0.0000, +0.0000]" in text and "+0.00  1.0000" in text
+    constant = next(c for c in report.comparisons if (c.system, c.other) == ("perfect", "worst"))
+    assert constant.result.effect_size == np.inf and constant.result.mean_difference == 1.0
+    assert "+1.0000  [+1.0000, +1.0000]         +inf" in text
+    assert "effect size 0, p = 1: the two systems score the same on every query" in text
+    assert "effect size +-inf: the difference is the same non-zero number on every query" in text
+    md = report.to_markdown()
+    assert "| +inf |" in md and "effect size 0, p = 1" in md and "effect size +-inf" in md
+    plain = rw.compare_systems({"a": same, "perfect": perfect}, test="t")
+    assert "effect size" not in plain.to_text().split("W/T/L")[-1]     # no note without such a comparison
+
+
+def test_report_prints_nan_intervals_and_extreme_numbers(rng):
+    y_true = rng.integers(0, 2, (30, 5))
+    y_true[:, 0] = 1
+    systems = {name: rw.evaluate(y_true, rng.random((30, 5)), ["AP"]) for name in ("x", "y")}
+    # One resample: BCa is undefined (the observed mean is beyond every resampled mean).
+    report = rw.compare_systems(systems, test="bootstrap", n_resamples=1, seed=0)
+    (c,) = report.comparisons
+    assert np.isnan(c.result.confidence_interval).all()
+    assert "[nan, nan]" in report.to_text() and "+nan" not in report.to_text()
+    assert ",nan,nan," in report.to_csv()
+    from rankwise.stats import _cell
+
+    assert [_cell(x, 4) for x in (0.5, 1e-5, 5e-5, 123456.0, 1.5e308, -1e7, 0.0)] == [
+        "0.5000", "1.000e-05", "0.0001", "123456.0000", "1.500e+308", "-1.000e+07", "0.0000"]
+    assert [_cell(x, 2, sign=True) for x in (np.inf, -np.inf, np.nan, 0.0, 0.004)] == [
+        "+inf", "-inf", "nan", "+0.00", "+4.0e-03"]
+
+
+def test_compare_systems_metric_aliases_are_one_metric(three_systems):
+    with pytest.raises(ValueError, match="metrics 'MAP' and 'AP' name the same metric"):
+        rw.compare_systems(three_systems, metrics=["MAP", "AP"])
+    assert rw.compare_systems(three_systems, metrics=["AP"], test="t").metrics == ("AP",)

@@ -58,11 +58,111 @@ def test_run_from_dict_accessors_and_name():
     assert isinstance(rw.Run.from_dict(RUN).name, str)
 
 
-def test_ids_are_converted_with_str():
-    qrels = rw.Qrels.from_dict({301: {7: 1, "7b": 0}})
+def test_integer_keys_are_their_decimal_text():
+    qrels = rw.Qrels.from_dict({301: {7: 1, "7b": 0, np.int64(-8): 1}})
     run = rw.Run.from_dict({301: {7: 0.5}})
-    assert qrels.to_dict() == {"301": {"7": 1.0, "7b": 0.0}}
-    assert rw.trec_eval(qrels, run, "map").mean()["map"] == 1.0
+    assert qrels.to_dict() == {"301": {"7": 1.0, "7b": 0.0, "-8": 1.0}}
+    assert rw.trec_eval(qrels, run, "recall.1").mean()["recall_1"] == 0.5
+
+
+BYTES_RUN = {"q\u00e9": {"d1": 0.5, "d\u00e92": 1.5}, "q2": {"d1": 2.0}}
+
+
+def _bytes_dict(mapping):
+    return {q.encode(): {d.encode(): v for d, v in docs.items()} for q, docs in mapping.items()}
+
+
+def _rows(mapping):
+    return [(q, d, v) for q, docs in mapping.items() for d, v in docs.items()]
+
+
+def test_bytes_ids_are_decoded_as_utf8_by_every_constructor():
+    want = _as_float(BYTES_RUN)
+    assert rw.Run.from_dict(_bytes_dict(BYTES_RUN)).to_dict() == want
+    assert rw.Qrels.from_dict(_bytes_dict(BYTES_RUN)).to_dict() == want
+    q, d, v = zip(*_rows(BYTES_RUN), strict=True)
+    qb, db = [s.encode() for s in q], [s.encode() for s in d]
+    for query_ids, doc_ids in ((np.array(qb), np.array(db)),                             # dtype S
+                               (np.array(qb, dtype=object), np.array(db, dtype=object)),
+                               (np.array(qb, dtype=object), np.array(d, dtype=object))):  # bytes and str
+        assert rw.Run.from_arrays(query_ids, doc_ids, np.array(v)).to_dict() == want
+        assert rw.Qrels.from_arrays(query_ids, doc_ids, np.array(v)).to_dict() == want
+        frame = pd.DataFrame({"query_id": query_ids, "doc_id": doc_ids, "score": v})
+        assert rw.Run.from_pandas(frame).to_dict() == want
+    # The same text as str and as bytes is the same id.
+    with pytest.raises(ValueError, match=r"Run has document 'd' twice for query 'q'"):
+        rw.Run.from_dict({"q": {b"d": 1.0, "d": 2.0}})
+    with pytest.raises(ValueError, match=r"Qrels has document '1' twice for query 'q'"):
+        rw.Qrels.from_dict({"q": {1: 1, "1": 0}})
+    with pytest.raises(ValueError, match=r"Run has document 'd' twice for query 'q'"):
+        rw.Run.from_dict({"q": {"d": 1.0}, b"q": {"d": 2.0}})
+
+
+@pytest.mark.parametrize("build, error, message", [
+    # Bytes that are not UTF-8: a ValueError naming the argument and the id.
+    (lambda: rw.Run.from_dict({b"\xff": {"d": 1.0}}), ValueError,
+     r"Run\.from_dict: a query id is b'\\xff', which is not valid UTF-8"),
+    (lambda: rw.Qrels.from_dict({"q": {b"d\xc3": 1}}), ValueError,
+     r"Qrels\.from_dict: a document id of query 'q' is b'd\\xc3', which is not valid UTF-8"),
+    (lambda: rw.Run.from_arrays(np.array([b"q", b"\xff"]), np.array(["a", "b"]), np.ones(2)), ValueError,
+     r"Run\.from_arrays: query_ids\[1\] is b'\\xff', which is not valid UTF-8"),
+    (lambda: rw.Qrels.from_arrays(np.array(["q", "q"]), np.array([b"a", b"\xed\xa0\x80"], dtype=object),
+                                  np.ones(2)), ValueError,
+     r"Qrels\.from_arrays: doc_ids\[1\] is b'\\xed\\xa0\\x80', which is not valid UTF-8"),
+    (lambda: rw.Run.from_pandas(pd.DataFrame({"query_id": ["q", "q"], "doc_id": [b"a", b"\x80"],
+                                              "score": [1.0, 2.0]})), ValueError,
+     r"Run\.from_pandas: column 'doc_id', row 1, is b'\\x80', which is not valid UTF-8"),
+    # Floats would silently become "1.0": refused.
+    (lambda: rw.Run.from_dict({1.0: {"d": 1.0}}), TypeError,
+     r"Run\.from_dict: a query id is the float 1\.0; ids must be str, bytes \(decoded as UTF-8\) or integers"),
+    (lambda: rw.Qrels.from_dict({"q": {np.float64(2.0): 1}}), TypeError,
+     r"Qrels\.from_dict: a document id of query 'q' is the float 2\.0"),
+    (lambda: rw.Run.from_arrays(np.array(["q", 7.0], dtype=object), np.array(["a", "b"]), np.ones(2)),
+     TypeError, r"Run\.from_arrays: query_ids\[1\] is the float 7\.0"),
+    (lambda: rw.Run.from_arrays(np.array([1.0, 2.0]), np.array(["a", "b"]), np.ones(2)), TypeError,
+     r"query_ids must hold integers or strings, got float64"),
+    (lambda: rw.Run.from_pandas(pd.DataFrame({"query_id": [1.0, 2.0], "doc_id": ["a", "b"], "score": [1.0, 2.0]})),
+     TypeError, r"Run\.from_pandas: column 'query_id' must hold integers or strings, got float64"),
+    # Missing ids.
+    (lambda: rw.Run.from_dict({None: {"d": 1.0}}), TypeError, r"Run\.from_dict: a query id is missing \(None\)"),
+    (lambda: rw.Qrels.from_dict({"q": {float("nan"): 1}}), TypeError, r"a document id of query 'q' is missing \(nan\)"),
+    (lambda: rw.Run.from_arrays(np.array(["q", None], dtype=object), np.array(["a", "b"]), np.ones(2)), TypeError,
+     r"Run\.from_arrays: query_ids\[1\] is missing \(None\)"),
+    (lambda: rw.Run.from_pandas(pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", np.nan],
+                                              "score": [1.0, 2.0]})), TypeError,
+     r"Run\.from_pandas: column 'doc_id', row 1, is missing \(nan\)"),
+    (lambda: rw.Qrels.from_pandas(pd.DataFrame({"query_id": pd.array(["q", None], dtype="string"),
+                                                "doc_id": ["a", "b"], "relevance": [1, 0]})), TypeError,
+     r"Qrels\.from_pandas: column 'query_id', row 1, is missing \(<NA>\)"),
+    # Other types.
+    (lambda: rw.Run.from_dict({True: {"d": 1.0}}), TypeError, r"a query id is True of type bool"),
+    (lambda: rw.Run.from_dict({("q", 1): {"d": 1.0}}), TypeError, r"a query id is \('q', 1\) of type tuple"),
+    (lambda: rw.Run.from_arrays(np.array([1, 2]), np.array(["a", object()], dtype=object), np.ones(2)),
+     TypeError, r"Run\.from_arrays: doc_ids\[1\] is <object object at .*> of type object"),
+    # Ids that a TREC file cannot hold.
+    (lambda: rw.Run.from_dict({"q 1": {"d": 1.0}}), ValueError,
+     r"Run\.from_dict: query id 'q 1' could not be read from or written to a TREC file: ids must be non-empty "
+     r"without whitespace or NUL, and query ids may not start with '#'"),
+    (lambda: rw.Qrels.from_dict({"q": {"": 1}}), ValueError, r"Qrels\.from_dict: document id '' could not be"),
+    (lambda: rw.Qrels.from_dict({"q": {"a\tb": 1}}), ValueError, r"Qrels\.from_dict: document id 'a\\tb' could"),
+    (lambda: rw.Run.from_dict({"#7": {"d": 1.0}}), ValueError, r"Run\.from_dict: query id '#7' could not be"),
+    (lambda: rw.Run.from_arrays(np.array(["q", "q"]), np.array(["a", "b\x00"], dtype=object), np.ones(2)),
+     ValueError, r"Run\.from_arrays: document id 'b\\x00' could not be"),
+    (lambda: rw.Run.from_pandas(pd.DataFrame({"query_id": ["q\n"], "doc_id": ["a"], "score": [1.0]})),
+     ValueError, r"Run\.from_pandas: query id 'q\\n' could not be"),
+])
+def test_ids_are_converted_explicitly_or_refused(build, error, message):
+    with pytest.raises(error, match=message):
+        build()
+
+
+def test_ids_that_look_odd_but_fit_a_file_are_kept(tmp_path):
+    # A '#' inside a docno, non-ASCII whitespace (not a separator for trec_eval), a query id
+    # with a '#' after its first character: each reads back from the file it writes.
+    run = rw.Run.from_dict({"q#1": {"#d": 1.0, "a\u00a0b": 2.0}}, name="r")
+    run.write(tmp_path / "r.txt")
+    assert rw.Run.read(tmp_path / "r.txt").to_dict() == run.to_dict() == {"q#1": {"#d": 1.0, "a\u00a0b": 2.0}}
+    assert rw.Run.from_dict({np.str_("q"): {np.bytes_(b"d"): 1.0}}).to_dict() == {"q": {"d": 1.0}}
 
 
 def test_pandas_round_trip_with_default_and_custom_columns():

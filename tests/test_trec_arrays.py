@@ -127,7 +127,8 @@ def test_integer_ids_meet_string_ids_by_canonical_text(side):
     rng = random.Random(5)
     qrels_rows, run_rows = random_rows(rng)
     # Text that no integer prints as: it matches nothing on the integer side.
-    odd = [("07", "7"), ("+9", "9"), ("-0", "0"), ("1e3", "1000"), (" 5", "5"), ("99999999999999999999", "x")]
+    # ("\u0665" is an Arabic-Indic five, which int() reads as 5; ids with whitespace are refused.)
+    odd = [("07", "7"), ("+9", "9"), ("-0", "0"), ("1e3", "1000"), ("\u0665", "5"), ("99999999999999999999", "x")]
     strings = qrels_rows if side == "qrels" else run_rows
     text = {}
     for q, d, v in strings:
@@ -252,3 +253,144 @@ def test_string_and_object_arrays_take_the_string_route():
     assert rw.trec_eval(qrels, run, ["recip_rank"]).mean() == {"recip_rank": 1.0}
     with pytest.raises(ValueError, match="twice"):
         rw.Run.from_arrays(np.array(["q", "q"]), np.array(["d", "d"]), np.array([0.1, 0.2]))
+
+
+# --------------------------------------------------------------------------------------
+# Long queries, many tiny ones, rows not grouped (issue 21: memory bounded by the data)
+# --------------------------------------------------------------------------------------
+
+# Past this many rows a query's repeated documents are found by splitting it into buckets.
+LONG = 2**16 + 1
+PHI = 0x9E3779B97F4A7C15
+
+
+def first_repeat_rows(qids, docs):
+    """Brute force: rows (a, b) of the first document repeated within a query, by the
+    queries' first-seen order and then row order; None when there is none."""
+    seen, order = {}, {}
+    for row, (q, d) in enumerate(zip(qids.tolist(), docs.tolist(), strict=True)):
+        order.setdefault(q, len(order))
+        seen.setdefault((q, d), []).append(row)
+    repeats = [(order[q], rows[1], rows[0]) for (q, _), rows in seen.items() if len(rows) > 1]
+    if not repeats:
+        return None
+    _, b, a = min(repeats)
+    return a, b
+
+
+def with_hash(hashes):
+    """Ids whose Fibonacci hash (id * PHI mod 2**64) is each of ``hashes``: ids chosen to collide."""
+    inverse = pow(PHI, -1, 2**64)
+    return np.array([((h * inverse) % 2**64) - (2**64 if (h * inverse) % 2**64 >= 2**63 else 0)
+                     for h in hashes], dtype=np.int64)
+
+
+def repeat_message(a, b, doc, query):
+    return rf"has document {doc} twice for query {query} \(rows {a} and {b}\)"
+
+
+def long_query(rng, n):
+    return rng.permutation(np.arange(-(n // 2), n - n // 2, dtype=np.int64) * 7919 + 3)
+
+
+@pytest.mark.parametrize("where", [(0, 1), (0, -1), (-2, -1), (5, LONG + 3)])
+def test_a_long_query_reports_the_first_repeated_document(where):
+    rng = np.random.default_rng(1)
+    n = LONG + 10
+    docs = long_query(rng, n)
+    qids = np.full(n, 42, dtype=np.int64)
+    scores = rng.random(n)
+    assert len(rw.Run.from_arrays(qids, docs, scores)) == n
+    a, b = (i % n for i in where)
+    docs[b] = docs[a]
+    with pytest.raises(ValueError, match=repeat_message(a, b, docs[a], 42)):
+        rw.Run.from_arrays(qids, docs, scores)
+    with pytest.raises(ValueError, match=repeat_message(a, b, docs[a], 42)):
+        rw.Qrels.from_arrays(qids, docs, np.ones(n, dtype=np.int64))
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_many_repeats_in_long_queries_report_the_earliest(grouped, threads):
+    # Two long queries and some short ones; several repeats, the earliest (by the query
+    # first seen, then row) must be named, in the rows as given.
+    rng = np.random.default_rng(2)
+    sizes = [LONG + 5, 300, LONG + 100, 2]
+    qids = np.repeat(np.array([7, -3, 2**62, 0], dtype=np.int64), sizes)
+    docs = np.concatenate([long_query(rng, s) for s in sizes])
+    if not grouped:
+        p = rng.permutation(qids.shape[0])
+        qids, docs = qids[p], docs[p]
+    assert first_repeat_rows(qids, docs) is None
+    rw.Run.from_arrays(qids, docs, np.zeros(qids.shape[0]), n_threads=threads)
+    for _ in range(4):
+        q = int(rng.choice([7, 2**62]))
+        rows = np.flatnonzero(qids == q)
+        a, b = sorted(rng.choice(rows, 2, replace=False).tolist())
+        docs[b] = docs[a]
+    a, b = first_repeat_rows(qids, docs)
+    with pytest.raises(ValueError, match=repeat_message(a, b, docs[a], qids[a])):
+        rw.Run.from_arrays(qids, docs, np.zeros(qids.shape[0]), n_threads=threads)
+
+
+def test_a_long_query_gives_the_numbers_of_its_decimal_text():
+    rng = np.random.default_rng(3)
+    n = LONG + 1000
+    docs = long_query(rng, n)
+    scores = rng.integers(0, 1000, n) / 8          # ties, resolved by the ids' text
+    judged = rng.choice(n, 3000, replace=False)
+    run_rows = [(5, d, s) for d, s in zip(docs.tolist(), scores.tolist(), strict=True)]
+    qrels_rows = [(5, int(docs[i]), int(rng.integers(0, 3))) for i in judged]
+    for ties in ("trec", "expected"):
+        measures = EXPECTED_MEASURES if ties == "expected" else ["map", "P.10,1000", "ndcg_cut.100", "bpref"]
+        assert_same(*evaluate_both(qrels_rows, run_rows, measures, ties=ties))
+
+
+@pytest.mark.parametrize("rows_per_query", [1, 2, 3])
+@pytest.mark.parametrize("grouped", [True, False])
+def test_many_tiny_queries(rows_per_query, grouped):
+    rng = random.Random(rows_per_query)
+    n_queries = 3000
+    queries = rng.sample(range(-10**12, 10**12), n_queries)
+    run_rows = [(q, rng.randrange(10**6) * rows_per_query + k, rng.choice([0.5, 1.0, rng.random()]))
+                for q in queries for k in range(rows_per_query)]
+    qrels_rows = [row[:2] + (rng.choice([0, 1, 2]),) for row in run_rows if rng.random() < 0.6]
+    if not grouped:
+        rng.shuffle(run_rows)
+        rng.shuffle(qrels_rows)
+    run = rw.Run.from_arrays(*as_arrays(run_rows))
+    assert run.query_ids.tolist() == list(dict.fromkeys(q for q, _, _ in run_rows))
+    got, want = evaluate_both(qrels_rows, run_rows, MEASURES)
+    assert_same(got, want)
+    assert_same(*evaluate_both(qrels_rows, run_rows, EXPECTED_MEASURES, ties="expected", complete=True))
+
+
+def test_queries_repeated_after_many_runs_are_grouped():
+    # The repeat of query 0 comes after more runs than the first check looks at.
+    n = 70_000
+    qids = np.concatenate([np.arange(n), [0]]).astype(np.int64)
+    docs = np.concatenate([np.zeros(n, dtype=np.int64), [1]])
+    run = rw.Run.from_arrays(qids, docs, np.ones(n + 1))
+    assert run.n_queries == n and run.query_ids[0] == 0
+    qrels = rw.Qrels.from_arrays(np.array([0, 0]), np.array([0, 1]), np.array([1, 1]))
+    assert rw.trec_eval(qrels, run, ["num_ret", "map"]).mean() == {"num_ret": 2, "map": 1.0}
+    docs[-1] = 0
+    with pytest.raises(ValueError, match=repeat_message(0, n, 0, 0)):
+        rw.Run.from_arrays(qids, docs, np.ones(n + 1))
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_zero_and_one_row(n):
+    ids = np.array([INT64.min], dtype=np.int64)[:n]
+    run = rw.Run.from_arrays(ids, ids, np.ones(n))
+    qrels = rw.Qrels.from_arrays(ids, ids, np.ones(n))
+    assert run.n_queries == n and len(run) == n
+    assert rw.trec_eval(qrels, run, ["num_ret"]).mean() == {"num_ret": n}
+
+
+def test_values_are_checked_before_repeats_and_converted_once():
+    q, d = np.array([1, 1]), np.array([3, 3])
+    with pytest.raises(ValueError, match="Run value for query 1, document 3 is nan"):
+        rw.Run.from_arrays(q, d, np.array([0.5, np.nan], dtype=np.float32))
+    qrels = rw.Qrels.from_arrays(np.array([1, 1]), np.array([3, 4]), np.array([2, 1], dtype=np.int8))
+    assert qrels._columns.values.dtype == np.float64 and qrels.to_dict() == {1: {3: 2.0, 4: 1.0}}

@@ -29,6 +29,10 @@ MEASURE_GROUPS = {
     # a negative gain counts in the DCG, never in the ideal; utility's fourth coefficient
     # multiplies (N + rel_ret - ret - R) with trec_eval's default N = 0
     "signs": ["ndcg.1=-1,3=5", "utility.0,0,0,-1"],
+    # trec_eval's own readings of odd parameters: 11pt_avg's points as given, fractions
+    # outside [0, 1], gains for documents absent from the qrels (-1) and unjudged ones (-2)
+    "odd": ["11pt_avg.1,0.5,0.5,-1,0.25,2", "iprec_at_recall.-2,1.5", "Rprec_mult.-1,0,7.5",
+            "ndcg.-1=0.5,-2=2,2=5", "P.9223372036854775807", "utility.1,-2,3,-4"],
 }
 CONFIGS = [dict(complete=c, relevance_level=lv, depth=d)
            for c in (False, True) for lv in (1, 2) for d in (None, 1, 3)]
@@ -182,7 +186,8 @@ EXPECTED_MEASURES = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip
                      "Rprec_mult.0.5,1.0,1.5,3", "utility.2,-1,0.5,0.25", "set_P", "set_relative_P", "set_recall",
                      "num_nonrel_judged_ret"]
 EXPECTED_SET = ["set_map", "set_F.0.5"]          # refused with a depth
-EXPECTED_GAINS = ["ndcg.0=0,1=2.5,2=1,3=7"]
+EXPECTED_GAINS = ["ndcg.0=0,1=2.5,2=1,3=7", "ndcg.-1=0.5,-2=2,2=5", "success.9223372036854775807",
+                  "P.9223372036854775807", "Rprec_mult.-1,7.5"]
 NO_EXPECTATION = ["bpref", "gm_bpref", "infAP", "iprec_at_recall", "11pt_avg", "gm_map", "iprec_at_recall..5",
                   "11pt_avg..25,.5"]
 

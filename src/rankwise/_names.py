@@ -16,8 +16,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._kernels._listwise import Metric
+from ._validation import as_real
 
-__all__ = ["MetricSpec", "check_cutoff", "make_spec", "parse_metric"]
+__all__ = ["MAX_CUTOFF", "MetricSpec", "check_cutoff", "make_spec", "metric_names", "parse_cutoff",
+           "parse_metric"]
+
+# Cutoffs are int64 in the kernels; a cutoff beyond a list's length cuts nothing.
+MAX_CUTOFF = 2**63 - 1
+_CUTOFF_RANGE = "an integer from 1 to 2**63 - 1"
+_DIGITS = re.compile(r"[+-]?[0-9]+")
 
 # alias -> (kind, whether the alias itself needs a cutoff, as trec_eval's *_cut measures do)
 _ALIASES: dict[str, tuple[Metric, bool]] = {}
@@ -113,11 +120,31 @@ def _unknown(text: str) -> ValueError:
     return ValueError(f"unknown metric {text!r}{hint}")
 
 
-def _parse_k(text: str, raw: str) -> int:
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError(f"cutoff in metric {text!r} must be an integer, got {raw!r}") from None
+def parse_cutoff(raw: str, where: str) -> int:
+    """The cutoff written in a metric name (ASCII digits), range-checked; ``where`` names the metric."""
+    if not _DIGITS.fullmatch(raw):
+        raise ValueError(f"{where}: cutoff must be {_CUTOFF_RANGE}, got {raw!r}")
+    if len(raw.lstrip("+-0")) > 19:  # beyond int64, and int() refuses very long strings
+        raise ValueError(f"{where}: cutoff k must be {_CUTOFF_RANGE}, got {raw}")
+    return check_cutoff(int(raw), where)
+
+
+def metric_names(metrics, what: str = "metric") -> list[str]:
+    """The ``metrics`` argument as a list of names: one name, or any iterable of names."""
+    if isinstance(metrics, np.ndarray) and metrics.ndim == 0:
+        metrics = metrics.item()
+    if isinstance(metrics, str):
+        return [str(metrics)]
+    if isinstance(metrics, (bytes, bytearray)) or metrics is None or not hasattr(metrics, "__iter__"):
+        raise TypeError(f"metrics must be a {what} name or a list of names (strings), got {metrics!r}")
+    names = list(metrics)
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise TypeError(f"metric names must be strings, got {type(name).__name__} {name!r} "
+                            f"at metrics[{i}]")
+    if not names:
+        raise ValueError("metrics must name at least one metric, got an empty list")
+    return [str(name) for name in names]
 
 
 def _parse_args(text: str, kind: Metric, args: str) -> dict:
@@ -135,27 +162,47 @@ def _parse_args(text: str, kind: Metric, args: str) -> dict:
 
 
 def check_cutoff(k, where: str) -> int:
-    """A cutoff must be an integer >= 1; ``where`` names it in errors."""
+    """A cutoff must be an integer from 1 to 2**63 - 1; ``where`` names it in errors.
+
+    A cutoff beyond a list's length keeps the whole list.
+    """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"{where}: cutoff k must be an integer, got {k!r}")
+        raise TypeError(f"{where}: cutoff k must be {_CUTOFF_RANGE}, got {k!r}")
     if k < 1:
-        raise ValueError(f"{where}: cutoff k must be >= 1, got {k}")
+        raise ValueError(f"{where}: cutoff k must be >= 1 ({_CUTOFF_RANGE}), got {k}")
+    if k > MAX_CUTOFF:
+        raise ValueError(f"{where}: cutoff k must be {_CUTOFF_RANGE}, got {k}")
     return int(k)
 
 
-def make_spec(kind: Metric, k=None, *, where: str, p=0.8, graded=False, gain=None) -> MetricSpec:
-    """Validate one metric's cutoff and parameters; ``where`` names them in errors."""
+def make_spec(kind: Metric, k=None, *, where: str, p=0.8, graded=False, gain=None,
+              k_argument: bool = False) -> MetricSpec:
+    """Validate one metric's cutoff and parameters; ``where`` names them in errors.
+
+    ``k_argument``: ``k`` is a function's argument (not parsed from a name), so a missing
+    cutoff that the metric requires is None given for an integer: a TypeError.
+    """
     if k is not None:
         k = check_cutoff(k, where)
         if kind in _NO_CUTOFF:
             raise ValueError(f"{where}: {_CANONICAL[kind]} takes no cutoff (it cuts at R)")
     elif kind in _CUTOFF_REQUIRED:
+        if k_argument:
+            check_cutoff(k, where)  # raises: None is not an integer
         raise ValueError(f"{where}: {_CANONICAL[kind]} needs a cutoff, e.g. '{_CANONICAL[kind]}@10'")
-    if kind == Metric.RBP and not 0.0 < p < 1.0:
+    try:
+        persistence = as_real(p, "p")
+    except TypeError:
+        raise TypeError(f"{where}: RBP persistence p must be a number in (0, 1), got {p!r}") from None
+    if kind == Metric.RBP and not 0.0 < persistence < 1.0:
         raise ValueError(f"{where}: RBP persistence p must be in (0, 1), got {p!r}")
+    if not isinstance(graded, (bool, np.bool_)):
+        raise TypeError(f"{where}: graded must be True or False, got {graded!r}")
+    if gain is not None and not isinstance(gain, str):
+        raise TypeError(f"{where}: gain must be 'linear' or 'exponential', got {gain!r}")
     if gain not in (None, "linear", "exponential"):
         raise ValueError(f"{where}: gain must be 'linear' or 'exponential', got {gain!r}")
-    return MetricSpec(kind, k, float(p), bool(graded), gain)
+    return MetricSpec(kind, k, persistence, bool(graded), gain)
 
 
 def parse_metric(text: str) -> MetricSpec:
@@ -182,6 +229,6 @@ def parse_metric(text: str) -> MetricSpec:
     kind, cut_alias = _ALIASES[name]
     if cut_alias and raw_k is None:
         raise ValueError(f"metric {text!r} needs a cutoff, e.g. '{name}_10'")
-    k = _parse_k(text, raw_k) if raw_k is not None else None
+    k = parse_cutoff(raw_k, f"metric {text!r}") if raw_k is not None else None
     params = {**_DEFAULTS, **_parse_args(text, kind, args or "")}
     return make_spec(kind, k, where=f"metric {text!r}", **params)

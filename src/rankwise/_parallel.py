@@ -28,7 +28,7 @@ from collections import deque
 
 import numpy as np
 
-__all__ = ["effective_n_threads", "run_alone", "run_in_chunks", "run_over_queries"]
+__all__ = ["effective_n_threads", "max_threads", "run_alone", "run_in_chunks", "run_over_queries"]
 
 # Below this many items per thread, thread start-up costs more than it saves.
 _MIN_ITEMS_PER_THREAD = 50_000
@@ -36,6 +36,9 @@ _MIN_ITEMS_PER_THREAD = 50_000
 _QUERY_COST = 32
 # Chunks per thread: enough for idle threads to pick up the slack of uneven queries.
 _CHUNKS_PER_THREAD = 8
+# Threads per CPU at most, whatever n_threads asks: more cannot speed a kernel up (a few
+# allow a requested split), and each costs start-up time and a stack.
+_THREADS_PER_CPU = 4
 # Work the calling thread may do itself, in items (about 100 ns each at worst: a query's
 # row under MAP with many relevant items, a sorted document, a parsed line): 50 ms at
 # most, well within the budget below, for calls whose cost follows their size. Above it,
@@ -65,6 +68,9 @@ def _cpu_count() -> int:
 def effective_n_threads(n_threads) -> int:
     """Resolve ``n_threads``: None = all CPUs, negative counts back (-1 = all), 0 is an error.
 
+    Any non-zero integer that int64 holds is accepted: no more threads are started than
+    there are chunks of work, and counting back stops at one thread.
+
     Examples
     --------
     >>> effective_n_threads(3)
@@ -76,15 +82,25 @@ def effective_n_threads(n_threads) -> int:
         raise TypeError(f"n_threads must be an integer or None, got {n_threads!r}")
     if n_threads == 0:
         raise ValueError("n_threads must be non-zero (None or -1 for all CPUs)")
+    if not -(2**63) <= n_threads <= 2**63 - 1:
+        raise ValueError("n_threads must be a non-zero integer from -2**63 to 2**63 - 1 (None or -1 for "
+                         f"all CPUs), got {n_threads}")
     if n_threads < 0:
         return max(_cpu_count() + 1 + int(n_threads), 1)
     return int(n_threads)
 
 
+def max_threads() -> int:
+    """The most threads a call starts, whatever ``n_threads`` asks: a few per CPU."""
+    return _THREADS_PER_CPU * _cpu_count()
+
+
 def _chunks(indptr: np.ndarray, n_chunks: int) -> np.ndarray:
     """Query boundaries giving chunks of about equal cost (items plus a per-query cost)."""
     n_queries = indptr.shape[0] - 1
-    cost = indptr + _QUERY_COST * np.arange(n_queries + 1, dtype=np.int64)
+    cost = np.arange(n_queries + 1, dtype=np.int64)      # in place: one int64 per query
+    cost *= _QUERY_COST
+    cost += indptr
     targets = np.linspace(0, cost[-1], n_chunks + 1)
     bounds = np.searchsorted(cost, targets, side="left")
     bounds[0], bounds[-1] = 0, n_queries
@@ -103,7 +119,7 @@ def run_over_queries(task, indptr: np.ndarray, n_threads: int) -> None:
     """
     n_queries = indptr.shape[0] - 1
     n_items = int(indptr[-1])
-    n_threads = min(n_threads, n_queries, max(n_items // _MIN_ITEMS_PER_THREAD, 1))
+    n_threads = min(n_threads, max_threads(), n_queries, max(n_items // _MIN_ITEMS_PER_THREAD, 1))
     bounds = [0, n_queries] if n_threads <= 1 else _chunks(indptr, n_threads * _CHUNKS_PER_THREAD).tolist()
     run_in_chunks(task, bounds, n_threads, n_items + _QUERY_COST * n_queries)
 
@@ -126,8 +142,10 @@ def run_alone(task, cost: int):
 def run_in_chunks(task, bounds: list, n_threads: int, cost: int) -> None:
     """Call ``task(bounds[i], bounds[i + 1], stop=flag)`` for every chunk ``i``, on up to ``n_threads``.
 
-    ``cost`` is the work of all chunks in items (see ``_INLINE_COST``).
+    ``cost`` is the work of all chunks in items (see ``_INLINE_COST``). No more threads
+    run than there are chunks, nor than :func:`max_threads`.
     """
+    n_threads = min(n_threads, len(bounds) - 1, max_threads())
     if n_threads <= 1 and cost <= _INLINE_COST:
         # The cheapest path: no thread, no lock, while the budget lasts.
         flag = _BUDGETED.copy()

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._chance import expected_reciprocal, harmonic, harmonic2, mean_power
-from ._names import check_cutoff
-from ._validation import check_choice
+from ._names import check_cutoff, metric_names, parse_cutoff
+from ._validation import as_array, check_choice, check_flag
 from .ranks import Ranks
 
 __all__ = ["rank_metrics", "parse_rank_metric"]
@@ -112,10 +112,7 @@ def _split_cutoff(text: str, key: str) -> tuple[str, int | None]:
     name, sep, raw = key.replace("_at_", "@").partition("@")
     if not sep:
         return name, None
-    try:
-        return name, int(raw)
-    except ValueError:
-        raise ValueError(f"cutoff in rank metric {text!r} must be an integer, got {raw!r}") from None
+    return name, parse_cutoff(raw, f"rank metric {text!r}")
 
 
 def _make(text: str, base: str, k, transform) -> RankSpec:
@@ -165,17 +162,30 @@ def parse_rank_metric(text: str) -> RankSpec:
 
 
 def _weights(weights, n: int) -> np.ndarray | None:
+    """Per-query weights as float64, scaled by a power of two so that the largest is in
+    [0.5, 1): every metric is invariant to a common factor, the scaling is exact, and
+    neither their sum overflows nor tiny weights lose precision as subnormal numbers.
+
+    Floats wider than float64 (longdouble) are scaled in their own precision first, so a
+    weight beyond float64's range is not refused when its ratio to the others is not;
+    a weight below 2**-1074 times the largest becomes 0 (float64 cannot tell it from 0).
+    """
     if weights is None:
         return None
-    arr = np.asarray(weights)
+    arr = as_array(weights, "weights", wide="float")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"weights must be numeric, got dtype {arr.dtype}")
-    arr = arr.astype(np.float64)
     if arr.shape != (n,):
         raise ValueError(f"weights must have one value per query ({n}), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)) or arr.min() < 0 or arr.sum() <= 0:
-        raise ValueError("weights must be finite, >= 0, and not all 0")
-    return arr
+    if arr.dtype.kind != "f" or arr.dtype.itemsize < 8:
+        arr = arr.astype(np.float64)
+    bad = ~(np.isfinite(arr) & (arr >= 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"weights must be finite numbers >= 0 (not all 0); got {arr[i]} at position {i}")
+    if arr.max() == 0:
+        raise ValueError("weights must not all be 0 (finite numbers >= 0, not all 0)")
+    return np.ldexp(arr, -np.frexp(arr.max())[1]).astype(np.float64)
 
 
 def _weighted_median(values: np.ndarray, weights: np.ndarray | None) -> float:
@@ -303,13 +313,14 @@ def rank_metrics(ranks, metrics, *, ties="expected", weights=None, per_query=Fal
     Parameters
     ----------
     ranks : Ranks or array-like of int
-        From :func:`rank_positive`, :class:`RankBuilder`, or plain integer ranks
-        (wrapped by :meth:`Ranks.from_ranks`, no ties and no candidate counts).
-    metrics : str or list of str
+        From :func:`rank_positive`, :class:`RankBuilder`, or plain integer ranks from
+        1 to 2**52 (wrapped by :meth:`Ranks.from_ranks`, no ties and no candidate
+        counts).
+    metrics : str or iterable of str
         Names, case-insensitive; PyKEEN's long names are accepted too:
 
         * ``MR``, ``MRR``, ``Hits@k`` (``Success@k``, ``hits_at_k``): means of the rank,
-          of 1/rank and of [rank <= k].
+          of 1/rank and of [rank <= k], k an integer from 1 to 2**63 - 1.
         * ``HMR`` (1/MRR), ``GMR`` (geometric mean), ``IGMR`` (1/GMR), ``IAMR`` (1/MR),
           ``median_rank``, ``inverse_median_rank``, ``rank_std`` and ``rank_var``
           (population), ``rank_mad`` (median absolute deviation, scaled by 1.4826 as
@@ -318,7 +329,9 @@ def rank_metrics(ranks, metrics, *, ties="expected", weights=None, per_query=Fal
           ``E[M]`` and ``V[M]`` for M in MR, MRR, Hits@k, GMR; ``AMR`` = MR / E[MR];
           the adjusted indices ``AMRI``, ``AMRR``, ``AHits@k``, ``AGMRI`` =
           (M - E[M]) / (1 - E[M]); the z-scores ``zMR``, ``zMRR``, ``zHits@k``,
-          ``zGMR`` = (M - E[M]) / sqrt(V[M]), signed so that higher is better.
+          ``zGMR`` = (M - E[M]) / sqrt(V[M]), signed so that higher is better. They
+          are NaN where they divide by zero: an adjusted index when E[M] = 1, a
+          z-score when V[M] = 0 (e.g. every query has a single candidate).
     ties : {"expected", "realistic", "optimistic", "pessimistic"}
         ``"expected"`` (default): each query's value is its exact expectation over
         the orderings of its tie (McSherry & Najork), e.g. E[1/rank] =
@@ -330,7 +343,8 @@ def rank_metrics(ranks, metrics, *, ties="expected", weights=None, per_query=Fal
     weights : array-like of float, optional
         Per-query weights (e.g. 1 / frequency of the query's relation for macro
         averaging), as PyKEEN applies them: weighted means, V = sum w^2 V_i / (sum w)^2,
-        and the weighted median for median-based metrics.
+        and the weighted median for median-based metrics. Finite, >= 0, not all 0;
+        only their ratios matter (they are scaled by a power of two, exactly).
     per_query : bool, default False
         Return each query's value (a float64 array) instead of the aggregate: its rank,
         reciprocal rank or hit under the policy, for the metrics that are means of
@@ -357,11 +371,10 @@ def rank_metrics(ranks, metrics, *, ties="expected", weights=None, per_query=Fal
     """
     if not isinstance(ranks, Ranks):
         ranks = Ranks.from_ranks(ranks)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics must name at least one metric")
+    names = metric_names(metrics, "rank metric")
     specs = [parse_rank_metric(name) for name in names]
     check_choice(ties, "ties", _TIES)
+    per_query = check_flag(per_query, "per_query")
     if len(ranks) == 0:
         raise ValueError("ranks holds no query")
     for name, spec in zip(names, specs, strict=True):

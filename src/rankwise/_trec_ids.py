@@ -8,12 +8,12 @@ string id only if the string is its canonical decimal form ("7", never "07" or "
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
 
-from ._kernels._ids import decimal_keys, first_duplicate_grouped, run_starts
+from ._kernels._ids import decimal_keys, first_duplicate_grouped, group_by_query, run_starts
 from ._parallel import run_alone, run_over_queries
 from ._trec_io import StringTable
 
@@ -21,6 +21,9 @@ __all__ = ["IdColumns", "as_ids", "byte_order", "canonical_ints", "id_columns"]
 
 _INT64_MAX = np.iinfo(np.int64).max
 _CANONICAL = re.compile(r"-?[1-9][0-9]{0,18}|0")
+_NO_ORDER = np.empty(0, dtype=np.int64)
+# Runs of query ids first checked for a repeat on their own (see group_rows).
+_PROBE_RUNS = 4096
 
 
 @dataclass(eq=False)
@@ -39,7 +42,8 @@ class IdColumns:
         Rows of ``queries[g]`` are ``order[indptr[g]:indptr[g + 1]]`` (or that slice of
         the rows themselves when ``order`` is None: the rows are grouped already).
     order : numpy.ndarray or None
-        A stable permutation grouping the rows by query.
+        A stable permutation grouping the rows by query (None once :meth:`grouped` has
+        applied it).
     """
 
     query_ids: np.ndarray
@@ -48,6 +52,18 @@ class IdColumns:
     queries: np.ndarray
     indptr: np.ndarray
     order: np.ndarray | None
+    _grouped: tuple | None = field(default=None, repr=False)
+
+    def grouped(self) -> tuple[np.ndarray, np.ndarray]:
+        """Document ids and values with the rows grouped by query.
+
+        Rows not grouped as given are copied into that order once; the order is then
+        dropped, so the copies take its place in memory.
+        """
+        if self.order is not None:
+            self._grouped = (self.doc_ids[self.order], self.values[self.order])
+            self.order = None
+        return self._grouped or (self.doc_ids, self.values)
 
 
 def as_ids(ids, name: str, copy: bool) -> np.ndarray | None:
@@ -65,33 +81,50 @@ def as_ids(ids, name: str, copy: bool) -> np.ndarray | None:
 
 
 def group_rows(query_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Distinct query ids (first seen first), group boundaries and the grouping order."""
+    """Distinct query ids (first seen first), group boundaries and the grouping order.
+
+    Rows whose queries are contiguous (each query one run) keep their order (None);
+    others are grouped by a hash table of the query ids and a counting sort, whose
+    order takes one int64 per row. Scratch: one int64 per run of query ids (beside the
+    run starts) while runs are checked for repeats, a table of the distinct ids while
+    rows are grouped.
+    """
     n = query_ids.shape[0]
+    # Through the runner (run_alone), like every kernel of a long call: Ctrl-C within milliseconds.
     starts = run_alone(partial(run_starts, query_ids), n // 8)
-    heads = query_ids[starts]
-    if np.unique(heads).shape[0] == heads.shape[0]:
-        return heads, np.append(starts, n).astype(np.int64), None
-    unique, first, inverse = np.unique(query_ids, return_index=True, return_inverse=True)
-    seen = np.argsort(first)
-    code = np.empty_like(seen)
-    code[seen] = np.arange(seen.shape[0])
-    codes = code[inverse]
-    indptr = np.zeros(unique.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(codes, minlength=unique.shape[0]), out=indptr[1:])
-    return unique[seen], indptr, np.argsort(codes, kind="stable")
+    heads, n_runs = starts[:-1], starts.shape[0] - 1
+    # Shuffled rows repeat a query within a few thousand runs: a small table finds that
+    # before every run is checked.
+    if not (_repeats(query_ids, heads, min(n_runs, _PROBE_RUNS))
+            or (n_runs > _PROBE_RUNS and _repeats(query_ids, heads, n_runs))):
+        # One row per query: the ids themselves (a view, read-only like every result here).
+        queries = query_ids[heads] if n_runs < query_ids.shape[0] else query_ids.view()
+        queries.flags.writeable = False
+        return queries, starts, None
+    del starts, heads
+    queries, indptr, order, _ = run_alone(partial(group_by_query, query_ids), n // 2)
+    queries.flags.writeable = False
+    return queries, indptr, order
+
+
+def _repeats(ids: np.ndarray, rows: np.ndarray, n: int) -> bool:
+    """Whether two of ``ids[rows[:n]]`` are equal."""
+    find = partial(first_duplicate_grouped, ids, rows, np.array([0, n], dtype=np.int64), 0, 1)
+    return run_alone(find, n // 2)[0][1] >= 0
 
 
 def id_columns(query_ids: np.ndarray, doc_ids: np.ndarray, values: np.ndarray, what: str,
                n_threads: int) -> IdColumns:
     """Group integer-id rows by query and reject a document repeated within a query."""
     queries, indptr, order = group_rows(query_ids)
-    grouped_docs = doc_ids if order is None else doc_ids[order]
+    through = _NO_ORDER if order is None else order
     repeats = []
 
     def task(g_start, g_stop, stop):
-        repeats.append(first_duplicate_grouped(grouped_docs, indptr, g_start, g_stop, stop))
+        repeats.append(first_duplicate_grouped(doc_ids, through, indptr, g_start, g_stop, stop)[0])
 
-    run_over_queries(task, indptr, n_threads)
+    if indptr[-1] > queries.shape[0]:       # some query has two rows or more
+        run_over_queries(task, indptr, n_threads)
     repeats = [pair for pair in repeats if pair[1] >= 0]
     if repeats:
         first, second = min(repeats, key=lambda pair: pair[1])

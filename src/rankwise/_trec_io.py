@@ -1,6 +1,8 @@
 """Read and write TREC qrels and run files as columns of interned ids.
 
-A file is loaded whole and parsed by a Cython kernel in one pass: each id is interned
+A file is read whole into one buffer (in large chunks, never memory-mapped: a file that
+changes while it is read is an error, not a signal; gzip is decompressed as it is read)
+and parsed by a Cython kernel in one pass: each id is interned
 into a :class:`StringTable` (unique strings in first-seen order, held as UTF-8 bytes)
 and each line becomes one row of integer codes and a float64 value. No Python object
 is made per line, so memory stays proportional to the file.
@@ -27,12 +29,14 @@ Looser: blank lines are skipped in qrels too, and comments may be indented.
 """
 from __future__ import annotations
 
-import contextlib
+import errno
 import gzip
-import mmap
+import io
 import operator
 import os
 import stat
+import sys
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -42,7 +46,8 @@ import numpy as np
 from ._kernels import _text
 from ._parallel import run_alone
 
-__all__ = ["StringTable", "TrecColumns", "read_qrels", "read_run", "write_qrels", "write_run"]
+__all__ = ["StringTable", "TrecColumns", "check_ids", "read_qrels", "read_run", "source_name", "write_qrels",
+           "write_run"]
 
 _QRELS = "qid iter docno rel"
 _RUN = "qid Q0 docno rank score runid"
@@ -50,6 +55,12 @@ _RUN = "qid Q0 docno rank score runid"
 _NOT_IN_ID = np.zeros(256, dtype=bool)
 _NOT_IN_ID[[0, 9, 10, 11, 12, 13, 32]] = True
 _WRITE_CHUNK = 1 << 18
+# A file of known size is read 16 MiB at a time into one buffer of its size; gzip, pipes and
+# other streams 1 MiB at a time.
+_READ_CHUNK = 1 << 24
+_GZIP_CHUNK = 1 << 20
+_GZIP_MAGIC = b"\x1f\x8b"
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
 _QUOTE_LIMIT = 60
 
 
@@ -194,8 +205,8 @@ def read_qrels(path) -> TrecColumns:
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The file; gzip-compressed if it ends in ``.gz`` (or starts with gzip's magic).
+    path : str, os.PathLike or binary file object
+        See :func:`read_run`.
 
     Returns
     -------
@@ -208,7 +219,10 @@ def read_qrels(path) -> TrecColumns:
     ValueError
         Naming the file and line: a line without exactly 4 fields, a relevance that is
         not a finite number, an id that is not UTF-8, a docno judged twice for one
-        query (trec_eval rejects such qrels), or no data line at all.
+        query (trec_eval rejects such qrels), or no data line at all; and as
+        :func:`read_run` for gzip data.
+    OSError
+        As :func:`read_run`.
     """
     return _read(path, run=False)
 
@@ -222,8 +236,14 @@ def read_run(path) -> TrecColumns:
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The file; gzip-compressed if it ends in ``.gz`` (or starts with gzip's magic).
+    path : str, os.PathLike or binary file object
+        A path; the string ``"-"`` for standard input (``"./-"`` or ``Path("-")`` is a
+        file named ``-``); or an open binary stream (a text stream such as ``sys.stdin``
+        is read through its ``.buffer``), read from its current position to its end and
+        left open. Pipes, FIFOs and ``/dev/stdin`` work: nothing seeks. Data starting
+        with gzip's magic bytes is decompressed as it is read (several members, as
+        ``cat a.gz b.gz`` makes, are read in turn); a path ending in ``.gz`` must hold
+        gzip data.
 
     Returns
     -------
@@ -235,8 +255,15 @@ def read_run(path) -> TrecColumns:
     ------
     ValueError
         Naming the file and line: a line with fewer than 6 fields, a score that is not
-        a number, an id that is not UTF-8, a docno retrieved twice for one query, or no
-        data line at all.
+        a number, an id that is not UTF-8, a NUL byte, a docno retrieved twice for one
+        query, or no data line at all (an empty file). Naming the file: gzip data that
+        is corrupt (a bad header or CRC), truncated, or followed by other bytes.
+    OSError
+        The file cannot be opened or read (missing, a directory, no permission), or it
+        changed while being read (another process wrote or truncated it: its size or
+        timestamps differ before and after, or fewer bytes came than its size).
+    TypeError
+        ``path`` is none of the above, or a text stream without a binary buffer.
     """
     return _read(path, run=True)
 
@@ -302,25 +329,247 @@ def write_run(path, columns: TrecColumns, name: str) -> None:
 
 # ---------------------------------------------------------------------------- reading
 
-@contextlib.contextmanager
-def _contents(path: str):
-    """The file's bytes: decompressed if gzip, else mapped (no copy) when it is a regular file."""
-    with open(path, "rb") as f:
-        if path.endswith(".gz") or f.read(2) == b"\x1f\x8b":
-            f.seek(0)
+def _is_stdin(source) -> bool:
+    # The string "-" only: Path("-") is a file named "-".
+    return isinstance(source, (str, bytes)) and source in ("-", b"-")
+
+
+def source_name(source) -> str:
+    """How messages name a source: its path, ``<stdin>`` for ``"-"``, a stream's ``name``."""
+    if _is_stdin(source):
+        return "<stdin>"
+    if isinstance(source, (str, bytes, os.PathLike)):
+        path = os.fspath(source)
+        return os.fsdecode(path) if isinstance(path, bytes) else path
+    name = getattr(source, "name", None)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if isinstance(name, int) and not isinstance(name, bool):
+        return f"<file descriptor {name}>"
+    return name if isinstance(name, str) and name else "<stream>"
+
+
+def _binary(stream, name: str):
+    """A binary stream to read: a text stream gives its ``.buffer``, or is refused."""
+    if isinstance(stream, io.TextIOBase):
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:
+            raise TypeError(f"{name} is a text stream without a binary buffer; pass a path or a binary "
+                            "file object (open(path, 'rb'))")
+        return buffer
+    return stream
+
+
+def _open(source):
+    """(binary stream, its name for messages, whether this reader opened it)."""
+    if _is_stdin(source):
+        if sys.stdin is None:
+            raise ValueError("'-' means standard input, but this process has none")
+        return _binary(sys.stdin, "<stdin>"), "<stdin>", False
+    if isinstance(source, (str, bytes, os.PathLike)):
+        path = source_name(source)
+        stream = open(path, "rb", buffering=0)
+        if stat.S_ISDIR(os.fstat(stream.fileno()).st_mode):
+            stream.close()
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        return stream, path, True
+    if callable(getattr(source, "readinto", None)) or callable(getattr(source, "read", None)):
+        name = source_name(source)
+        return _binary(source, name), name, False
+    raise TypeError(f"path must be a path (str or os.PathLike), '-' for standard input, or a binary file "
+                    f"object, got {type(source).__name__}")
+
+
+def _regular_stat(stream):
+    """fstat of the stream's file if it is a regular file, else None."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
+def _changed(name: str, before, after, consumed: int, expected: int | None) -> OSError:
+    sizes = f"{before.st_size:,} bytes when opened, {after.st_size:,} after reading"
+    if expected is not None:
+        sizes += f", {consumed:,} read"
+    return OSError(f"{name}: the file changed while being read ({sizes}); read it again once nothing "
+                   "is writing to it")
+
+
+class _Reader:
+    """Reads a binary stream in large chunks: ``into(view)`` fills a slice of a buffer.
+
+    ``consumed`` counts the bytes read; past ``limit`` (a regular file's size when opened)
+    the file has grown under the reader, which stops at once.
+    """
+
+    def __init__(self, stream, name: str, limit: int | None, before):
+        self.name, self.limit, self.before, self.consumed = name, limit, before, 0
+        self._stream = stream
+        readinto = getattr(stream, "readinto", None)
+        self._readinto = readinto if callable(readinto) else self._via_read
+
+    def _via_read(self, view) -> int | None:
+        data = self._stream.read(len(view))
+        if data is None:
+            return None
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"{self.name}: read() returned {type(data).__name__}, not bytes; pass a binary "
+                            "stream or a path")
+        if len(data) > len(view):
+            raise ValueError(f"{self.name}: read({len(view)}) returned {len(data)} bytes, more than asked "
+                             "for")
+        view[:len(data)] = data
+        return len(data)
+
+    def into(self, view) -> int:
+        """Bytes read into ``view`` (0 at the end of the stream)."""
+        try:
+            got = self._readinto(view)
+        except OSError as exc:
+            if exc.filename is None and exc.errno is not None:
+                raise type(exc)(exc.errno, exc.strerror, self.name) from None
+            raise
+        if got is None:
+            raise ValueError(f"{self.name}: the stream is non-blocking and has no data ready; pass a "
+                             "blocking stream")
+        self.consumed += got
+        if self.limit is not None and self.consumed > self.limit:
+            after = os.fstat(self._stream.fileno())
+            raise _changed(self.name, self.before, after, self.consumed, self.limit)
+        return got
+
+
+def _gunzip(reader: _Reader, head: bytes, out: io.BytesIO) -> None:
+    """Decompress gzip members (``cat a.gz b.gz``) chunk by chunk into ``out``, from ``head`` on.
+
+    Zero bytes after a member are padding (as gzip and Python's gzip module read them);
+    anything else after a member, a bad header or CRC, or a stream that ends inside a
+    member is a ValueError naming the file.
+    """
+    name = reader.name
+    chunk = bytearray(_GZIP_CHUNK)
+    decompressor, members, offset, data = None, 0, 0, head   # offset: bytes before `data`
+    while True:
+        while True:
+            if decompressor is None:
+                # Between members: zero padding, or the next member's header.
+                stripped = data.lstrip(b"\0")
+                offset, data = offset + len(data) - len(stripped), stripped
+                if not data:
+                    break
+                if members and not _GZIP_MAGIC.startswith(data[:2]):
+                    raise ValueError(f"{name}: the data after the end of the gzip stream (at byte "
+                                     f"{offset:,}) is not gzip; the file has trailing garbage")
+                decompressor = zlib.decompressobj(_GZIP_WBITS)
             try:
-                raw = gzip.decompress(f.read())
-            except (OSError, EOFError) as exc:
-                raise ValueError(f"{path}: cannot decompress as gzip ({exc})") from None
-            yield raw
-            return
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
-            f.seek(0)
-            yield f.read()
-            return
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            yield mapped
+                piece = decompressor.decompress(data, _GZIP_CHUNK)
+            except zlib.error as exc:
+                reason = str(exc).rpartition("decompressing data: ")[2]
+                raise ValueError(f"{name}: cannot decompress as gzip ({reason}); the file is "
+                                 "corrupt") from None
+            out.write(piece)
+            rest = decompressor.unused_data if decompressor.eof else decompressor.unconsumed_tail
+            offset, data = offset + len(data) - len(rest), rest
+            if decompressor.eof:
+                decompressor, members = None, members + 1
+            elif not data and len(piece) < _GZIP_CHUNK:
+                break      # all input used and no output pending: read more
+        got = reader.into(chunk)
+        if not got:
+            break
+        data = bytes(memoryview(chunk)[:got])
+    if decompressor is not None:
+        raise ValueError(f"{name}: the gzip data is truncated (it ends inside a member, after {offset:,} "
+                         "bytes); the file is incomplete")
+
+
+def _read_sized(reader: _Reader, size: int) -> tuple[bytearray | None, bytes]:
+    """A file of known ``size`` read into one buffer of that size: (buffer, b"").
+
+    If it starts as gzip: (None, its first bytes), the buffer freed.
+    """
+    try:
+        buffer = bytearray(size + 1)      # one byte more: a file that grows fills it
+    except (MemoryError, OverflowError):
+        raise MemoryError(f"{reader.name}: cannot hold {size + 1:,} bytes in memory to read it (the file "
+                          "is larger than the memory this process can get)") from None
+    filled = 0
+    with memoryview(buffer) as view:
+        # A first read small enough to copy out if it is gzip.
+        while filled < 2 and (got := reader.into(view[filled:filled + _GZIP_CHUNK])):
+            filled += got
+        if view[:2] == _GZIP_MAGIC:
+            return None, bytes(view[:filled])
+        while got := reader.into(view[filled:filled + _READ_CHUNK]):
+            filled += got
+    del buffer[filled:]
+    return buffer, b""
+
+
+def _read_stream(reader: _Reader, out: io.BytesIO) -> bytes:
+    """A stream of unknown size copied into ``out`` chunk by chunk: b"", or its first bytes if gzip.
+
+    ``out`` grows by an eighth at a time and gives its bytes without a copy, cut to their
+    size (a bytearray would keep its unused end unless that is half of it or more).
+    """
+    chunk = bytearray(_GZIP_CHUNK)
+    with memoryview(chunk) as view:
+        while out.tell() < 2 and (got := reader.into(view)):
+            out.write(view[:got])
+        with out.getbuffer() as written:
+            if written[:2] == _GZIP_MAGIC:
+                return bytes(written)
+        while got := reader.into(view):
+            out.write(view[:got])
+    return b""
+
+
+def _read_source(source) -> tuple[str, bytes | bytearray, bool]:
+    """(name, all the bytes, decompressed if gzip, whether they were gzip): see :func:`read_run`."""
+    stream, name, owned = _open(source)
+    try:
+        before = _regular_stat(stream)
+        # A file this reader opened is read from its start; its size bounds the read.
+        limit = before.st_size if owned and before is not None else None
+        if before is not None and before.st_size == 0:
+            limit = None           # /proc and similar files report 0 bytes and have more
+        reader = _Reader(stream, name, limit, before)
+        out, data, head, problem = io.BytesIO(), None, b"", None
+        try:
+            if limit is not None:
+                data, head = _read_sized(reader, limit)
+            else:
+                data, head = None, _read_stream(reader, out)
+            if head:
+                out = io.BytesIO()
+                _gunzip(reader, head, out)
+            if data is None:
+                data = out.getvalue()
+        except MemoryError as exc:
+            if str(exc).startswith(name):
+                raise
+            raise MemoryError(f"{name}: out of memory after reading {reader.consumed:,} bytes (the data is "
+                              "larger than the memory this process can get)") from None
+        except ValueError as exc:
+            problem = exc          # corrupt gzip, unless the file changed: that is checked first
+        del out
+        if before is not None:
+            after = os.fstat(stream.fileno())
+            # Files of /proc and the like report 0 bytes, and timestamps that move: not compared.
+            if (before.st_size or after.st_size) and ((before.st_size, before.st_mtime_ns, before.st_ctime_ns)
+                    != (after.st_size, after.st_mtime_ns, after.st_ctime_ns)
+                    or (limit is not None and reader.consumed != limit)):
+                raise _changed(name, before, after, reader.consumed, limit)
+        if problem is not None:
+            raise problem
+        if not head and name.endswith(".gz") and data:
+            raise ValueError(f"{name}: the name ends in .gz but the data is not gzip (no gzip header)")
+        return name, data, bool(head)
+    finally:
+        if owned:
+            stream.close()
 
 
 def _line_of(raw, position: int) -> int:
@@ -372,22 +621,22 @@ def _check_utf8(path: str, table: StringTable, codes: np.ndarray, lines: np.ndar
     return line, f"{path}, line {line}: {what} {_quote(raw)} is not valid UTF-8"
 
 
-def _read(path, run: bool) -> TrecColumns:
-    path = os.fspath(path)
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    with _contents(path) as raw:
-        _check_text(path, raw)
-        try:
-            (query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values, lines,
-             name_start, name_stop) = run_alone(partial(_text.parse_lines, raw, run), len(raw) // 8)
-        except _text.LineError as exc:
-            raise _line_error(path, raw, run, exc) from None
-        name = raw[name_start:name_stop]
+def _read(source, run: bool) -> TrecColumns:
+    path, raw, gz = _read_source(source)
+    _check_text(path, raw)
+    try:
+        (query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values, lines,
+         name_start, name_stop) = run_alone(partial(_text.parse_lines, raw, run), len(raw) // 8)
+    except _text.LineError as exc:
+        raise _line_error(path, raw, run, exc) from None
+    name = bytes(raw[name_start:name_stop])
     kind = "run" if run else "qrels"
+    if not raw:
+        what = "decompressed data" if gz else "file"
+        raise ValueError(f"{path}: no {kind} lines found: the {what} is empty")
+    del raw
     if query_codes.shape[0] == 0:
-        raise ValueError(f"{path}: no {kind} lines found (the file is empty or holds only comments "
-                         "and blank lines)")
+        raise ValueError(f"{path}: no {kind} lines found (only comments and blank lines)")
     queries = StringTable._trusted(query_data, query_offsets)
     docs = StringTable._trusted(doc_data, doc_offsets)
     problems = [p for p in (_check_utf8(path, queries, query_codes, lines, "query id"),
@@ -422,7 +671,8 @@ def _codes(columns: TrecColumns, field: str, table: StringTable, n_rows: int) ->
     return np.ascontiguousarray(codes, dtype=np.int64)
 
 
-def _check_ids(table: StringTable, codes: np.ndarray, what: str) -> None:
+def check_ids(table: StringTable, codes: np.ndarray, what: str, context: str | None = None) -> None:
+    """Refuse an id of ``codes`` that a TREC file cannot hold (``context``: who is building)."""
     lengths = np.diff(table.offsets)
     bad = lengths == 0
     positions = np.flatnonzero(_NOT_IN_ID[table.data])
@@ -433,8 +683,11 @@ def _check_ids(table: StringTable, codes: np.ndarray, what: str) -> None:
         bad[np.flatnonzero(~bad)[table.data[starts] == ord("#")]] = True
     if bad[codes].any():
         code = codes[np.argmax(bad[codes])]
-        raise ValueError(f"{what} {table[code]!r} cannot be written to a TREC file: ids must be "
-                         "non-empty without whitespace or NUL, and query ids may not start with '#'")
+        rule = "ids must be non-empty without whitespace or NUL, and query ids may not start with '#'"
+        if context is None:
+            raise ValueError(f"{what} {table[code]!r} cannot be written to a TREC file: {rule}")
+        raise ValueError(f"{context}: {what} {table[code]!r} could not be read from or written to a TREC "
+                         f"file: {rule}")
 
 
 def _prepare(columns: TrecColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -446,8 +699,8 @@ def _prepare(columns: TrecColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values = np.ascontiguousarray(values, dtype=np.float64)
     query_codes = _codes(columns, "query_codes", columns.queries, values.shape[0])
     doc_codes = _codes(columns, "doc_codes", columns.docs, values.shape[0])
-    _check_ids(columns.queries, query_codes, "query id")
-    _check_ids(columns.docs, doc_codes, "docno")
+    check_ids(columns.queries, query_codes, "query id")
+    check_ids(columns.docs, doc_codes, "docno")
     first, second = run_alone(partial(_text.first_duplicate, query_codes, doc_codes, len(columns.queries),
                                       len(columns.docs)), query_codes.shape[0])
     if second >= 0:

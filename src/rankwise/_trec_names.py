@@ -3,13 +3,20 @@
 ``P.5,10`` and ``P_10`` both name precision at cutoffs; ``all_trec``, ``official`` and
 ``set`` expand to trec_eval's measure sets. Measures come out in trec_eval's own order
 (that of its measure table), whatever order they were asked in, as trec_eval prints them.
+Parameters are accepted only where they mean to rankwise what they mean to trec_eval 10.0
+(which reads them with C's atol and atof) and where its behaviour is defined; anything
+else is a ValueError naming the measure, the parameter and the allowed form.
 """
 from __future__ import annotations
 
 import difflib
+import math
+import re
 from dataclasses import dataclass
 
+from ._kernels._listwise import Metric
 from ._kernels._trec import TrecMeasure
+from ._names import parse_metric
 
 __all__ = ["TrecSpec", "parse_trec_measures", "UNSUPPORTED"]
 
@@ -20,7 +27,8 @@ _RECALL_POINTS = tuple(i / 10 for i in range(11))
 @dataclass(frozen=True)
 class _Root:
     kind: TrecMeasure | None      # None: computed from other columns (11pt_avg) or a label
-    params: str                   # "none", "cuts" (integers), "fractions", "coefficients", "gains"
+    params: str                   # "none", "cuts" (integers), "fractions" (sorted), "points" (as given),
+                                  # "coefficients", "gains"
     default: tuple = ()
 
 
@@ -43,7 +51,7 @@ _ROOTS = {
     "gm_bpref": _Root(TrecMeasure.GM_BPREF, "none"),
     "Rprec_mult": _Root(TrecMeasure.RPREC_MULT, "fractions", tuple(i / 5 for i in range(1, 11))),
     "utility": _Root(TrecMeasure.UTILITY, "coefficients", (1.0, -1.0, 0.0, 0.0)),
-    "11pt_avg": _Root(None, "fractions", _RECALL_POINTS),
+    "11pt_avg": _Root(None, "points", _RECALL_POINTS),
     "ndcg": _Root(TrecMeasure.NDCG, "gains"),
     "ndcg_cut": _Root(TrecMeasure.NDCG_CUT, "cuts", _CUTS),
     "map_cut": _Root(TrecMeasure.MAP_CUT, "cuts", _CUTS),
@@ -86,9 +94,9 @@ _NICKNAMES = {
 class TrecSpec:
     """One printed measure: its root, printed name, kernel kind and parameters.
 
-    ``params`` is the cutoff (``(k,)``), recall fraction, utility coefficients or
-    F's beta²; ``gains`` maps integer labels to ndcg gains; ``points`` are the recall
-    points 11pt_avg averages over.
+    ``params`` is the cutoff (``(k,)``, an int), recall fraction, utility coefficients or
+    F's beta²; ``gains`` holds ndcg's custom ``(level, gain)`` pairs sorted by level;
+    ``points`` are the recall points 11pt_avg averages over, in the order given.
     """
 
     root: str
@@ -102,49 +110,182 @@ class TrecSpec:
         return _ROOTS[self.root].kind
 
     @property
+    def cutoff(self) -> int | None:
+        """The rank cutoff of P, recall, ndcg_cut, map_cut, relative_P and success."""
+        return self.params[0] if _ROOTS[self.root].params == "cuts" else None
+
+    @property
     def order(self) -> tuple:
         return (_ORDER[self.root], self.params)
+
+
+def _equivalent(spec) -> str | None:
+    """trec_eval's name for one of rankwise's own metrics (None: trec_eval has none)."""
+    linear = spec.gain in (None, "linear")
+    if spec.kind == Metric.NDCG and linear:
+        return "ndcg" if spec.k is None else f"ndcg_cut.{spec.k}"
+    return {
+        (Metric.PRECISION, True): f"P.{spec.k}",
+        (Metric.RECALL, True): f"recall.{spec.k}",
+        (Metric.AP, False): "map",
+        (Metric.AP, True): f"map_cut.{spec.k}",
+        (Metric.RR, False): "recip_rank",
+        (Metric.RPREC, False): "Rprec",
+        (Metric.HITS, True): f"success.{spec.k}",
+    }.get((spec.kind, spec.k is not None))
 
 
 def _unknown(text: str) -> ValueError:
     root = text.split(".")[0]
     if root in UNSUPPORTED:
         return ValueError(f"trec_eval measure {root!r} is not supported: {UNSUPPORTED[root]}")
+    try:
+        spec = parse_metric(text)
+    except ValueError:
+        spec = None
+    if spec is not None:
+        name = _equivalent(spec)
+        if name is not None:
+            return ValueError(f"unknown trec_eval measure {text!r}; rankwise's {spec.name} is trec_eval's "
+                              f"{name!r}")
+        return ValueError(f"unknown trec_eval measure {text!r}: rankwise's {spec.name} has no trec_eval "
+                          f"equivalent; compute it with rankwise.evaluate(..., [{spec.name!r}])")
     close = difflib.get_close_matches(root, list(_ROOTS) + list(_NICKNAMES), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return ValueError(f"unknown trec_eval measure {text!r}{hint}")
 
 
-def _numbers(text: str, raw: str, integer: bool) -> list:
+# Parameters are read strictly, so that every accepted text means to rankwise what it means
+# to trec_eval (which reads cutoffs with C's atol and other numbers with atof, both of which
+# stop at the first character they do not understand and read "" as 0). C's isspace around
+# a number is skipped by atol and atof alike, so it is allowed.
+_SPACE = " \t\n\v\f\r"
+_INTEGER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]*)?")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_LEVEL = re.compile(r"[+-]?[0-9]+")          # gain_init.c's valid_int
+_ATOL = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
+_ATOF = re.compile(r"[ \t\n\v\f\r]*([+-]?(?:(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)"
+                   r"(?:[pP][+-]?[0-9]+)?)|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                   r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN]))")
+_INT64_MAX = 2**63 - 1
+# trec_eval sorts cutoffs with a comparator that returns their difference as a C int: cutoffs
+# 2**31 or more apart can be misordered, and then it prints wrong values (P.1,4294967296
+# gives P_1 = 2.0). One measure's cutoffs must therefore lie within this span.
+_CUT_SPAN = 2**31 - 1
+_CUT_RULE = ("cutoffs are integers from 1 to 2**63 - 1 (a fractional part is dropped, as trec_eval's atol "
+             "drops it: '23.4' is 23)")
+# iprec_at_recall and Rprec_mult print their parameter as "%3.2f" in 8 characters; beyond
+# them trec_eval truncates the name. The same bound keeps lround(fraction * R) far from overflow.
+_FRACTION_LIMIT = 9999.99
+_RULES = {
+    "iprec_at_recall": ("recall fraction", f"recall fractions are decimal numbers from -{_FRACTION_LIMIT} to "
+                        f"{_FRACTION_LIMIT} (trec_eval prints them with 2 decimals in 8 characters)"),
+    "Rprec_mult": ("multiplier", f"multipliers of R are decimal numbers from -{_FRACTION_LIMIT} to "
+                   f"{_FRACTION_LIMIT} (trec_eval prints them with 2 decimals in 8 characters)"),
+    "11pt_avg": ("recall fraction", f"recall fractions are decimal numbers from -{_FRACTION_LIMIT} to "
+                 f"{_FRACTION_LIMIT}"),
+    "utility": ("coefficient", "utility takes exactly 4 coefficients, finite decimal numbers"),
+    "set_F": ("parameter", "set_F takes one parameter (beta squared), a finite decimal number"),
+    "ndcg": ("gain", "gains are comma-separated 'level=gain' pairs of an integer level from -2**63 to "
+             "2**63 - 1 and a finite decimal gain"),
+}
+
+
+def _atol(text: str) -> int:
+    """What C's atol reads from ``text`` (glibc saturates on overflow)."""
+    match = _ATOL.match(text)
+    value = int(match[1]) if match else 0
+    return min(max(value, -2**63), _INT64_MAX)
+
+
+def _atof(text: str) -> float:
+    """What C's atof reads from ``text``."""
+    match = _ATOF.match(text)
+    if not match:
+        return 0.0
+    return float.fromhex(match[1]) if match[2] else float(match[1])
+
+
+def _refused(text: str, what: str, part: str, problem: str, rule: str, read=None) -> ValueError:
+    said = f"; trec_eval would read it as {read!r}" if read is not None else ""
+    return ValueError(f"trec_eval measure {text!r}: {what} {part!r} {problem}; {rule}{said}")
+
+
+def _cutoffs(text: str, root: str, raw: str) -> list[int]:
     values = []
     for part in raw.split(","):
-        try:
-            values.append(float(part))
-        except ValueError:
-            raise ValueError(f"trec_eval measure {text!r}: parameter {part!r} is not a number") from None
-    if integer:
-        # trec_eval reads cutoffs with atol: 23.4 is 23.
-        values = [int(v) for v in values]
-        if any(v < 1 for v in values):
-            raise ValueError(f"trec_eval measure {text!r}: cutoffs must be positive")
+        literal = part.strip(_SPACE)
+        if not _INTEGER.fullmatch(literal):
+            raise _refused(text, "cutoff", part, "is not an integer", _CUT_RULE, _atol(part))
+        value = int(literal.split(".")[0])
+        if not 1 <= value <= _INT64_MAX:
+            raise _refused(text, "cutoff", part, "is out of range", _CUT_RULE)
+        values.append(value)
     if len(set(values)) != len(values):
-        raise ValueError(f"trec_eval measure {text!r}: duplicate parameters")
+        raise ValueError(f"trec_eval measure {text!r}: duplicate cutoffs (trec_eval refuses them too)")
+    low, high = min(values), max(values)
+    if high - low > _CUT_SPAN:
+        raise ValueError(f"trec_eval measure {text!r}: cutoffs {low} and {high} are 2**31 or more apart; "
+                         "trec_eval 10.0 compares cutoffs through a 32-bit int, misorders such a list and "
+                         "prints wrong values; give them in separate measures (e.g. "
+                         f"'{root}.{low}' and '{root}.{high}')")
     return sorted(values)
 
 
-def _gains(text: str, raw: str) -> tuple:
-    pairs = []
+def _decimal(text: str, root: str, part: str) -> float:
+    what, rule = _RULES[root]
+    literal = part.strip(_SPACE)
+    if not _DECIMAL.fullmatch(literal):
+        raise _refused(text, what, part, "is not a decimal number", rule, _atof(part))
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _refused(text, what, part, "is out of range", rule)
+    if root in ("iprec_at_recall", "Rprec_mult", "11pt_avg") and abs(float(f"{value:.2f}")) > _FRACTION_LIMIT:
+        raise _refused(text, what, part, "is out of range", rule)
+    return value
+
+
+def _fractions(text: str, root: str, raw: str) -> list[float]:
+    values = sorted(_decimal(text, root, part) for part in raw.split(","))
+    if len(set(values)) != len(values):
+        raise ValueError(f"trec_eval measure {text!r}: duplicate {_RULES[root][0]}s (trec_eval refuses them "
+                         "too)")
+    names: dict = {}
+    for value in values:
+        name = f"{root}_{value:.2f}"
+        if name in names:
+            raise ValueError(f"trec_eval measure {text!r}: {names[name]!r} and {value!r} both print as "
+                             f"{name!r} (trec_eval would print two lines of that name); give values that "
+                             "differ in their first 2 decimals")
+        names[name] = value
+    return values
+
+
+def _coefficients(text: str, root: str, raw: str, count: int) -> tuple:
+    values = tuple(_decimal(text, root, part) for part in raw.split(","))
+    if len(values) != count:
+        raise ValueError(f"trec_eval measure {text!r}: {_RULES[root][1]}, got {len(values)}")
+    return values
+
+
+def _gain_pairs(text: str, raw: str) -> tuple:
+    what, rule = _RULES["ndcg"]
+    pairs: dict = {}
     for part in raw.split(","):
         level, sep, gain = part.partition("=")
-        try:
-            pairs.append((int(level), float(gain)))
-        except ValueError:
-            raise ValueError(f"trec_eval measure {text!r}: gains are 'level=gain' pairs with an integer "
-                             f"level >= 0, got {part!r}") from None
-        if not sep or pairs[-1][0] < 0:
-            raise ValueError(f"trec_eval measure {text!r}: gains are 'level=gain' pairs with an integer "
-                             f"level >= 0, got {part!r}")
-    return tuple(pairs)
+        if not sep or "=" in gain:
+            raise _refused(text, "pair", part, "is not 'level=gain'", rule)
+        if not _LEVEL.fullmatch(level):
+            raise _refused(text, "gain level", level, "is not an integer (digits with an optional sign)",
+                           rule + " (trec_eval silently ignores a pair whose level is not an integer)")
+        if not -2**63 <= int(level) <= _INT64_MAX:
+            raise _refused(text, "gain level", level, "is out of range", rule)
+        value = _decimal(text, "ndcg", gain)
+        if int(level) in pairs:
+            raise ValueError(f"trec_eval measure {text!r}: level {int(level)} has two gains (trec_eval would "
+                             "give its documents one and the ideal ranking the other); give each level once")
+        pairs[int(level)] = value
+    return tuple(sorted(pairs.items()))
 
 
 def _expand(text: str, root: str, raw: str | None) -> list[TrecSpec]:
@@ -152,21 +293,21 @@ def _expand(text: str, root: str, raw: str | None) -> list[TrecSpec]:
     if raw is not None and spec.params == "none":
         raise ValueError(f"trec_eval measure {root!r} takes no parameters, got {text!r}")
     if spec.params == "cuts":
-        cuts = _numbers(text, raw, True) if raw is not None else list(spec.default)
-        return [TrecSpec(root, f"{root}_{k}", (float(k),)) for k in cuts]
+        cuts = _cutoffs(text, root, raw) if raw is not None else list(spec.default)
+        return [TrecSpec(root, f"{root}_{k}", (k,)) for k in cuts]
     if spec.params == "fractions":
-        points = _numbers(text, raw, False) if raw is not None else list(spec.default)
-        if root == "11pt_avg":
-            return [TrecSpec(root, root if raw is None else f"{root}_{raw}", points=tuple(points))]
+        points = _fractions(text, root, raw) if raw is not None else list(spec.default)
         return [TrecSpec(root, f"{root}_{p:.2f}", (p,)) for p in points]
+    if spec.params == "points":
+        # trec_eval keeps 11pt_avg's points as given: unsorted, duplicates allowed.
+        points = [_decimal(text, root, part) for part in raw.split(",")] if raw is not None else spec.default
+        return [TrecSpec(root, root if raw is None else f"{root}_{raw}", points=tuple(points))]
     if spec.params == "coefficients":
-        values = [float(v) for v in raw.split(",")] if raw is not None else list(spec.default)
-        if len(values) != len(spec.default):
-            raise ValueError(f"trec_eval measure {text!r}: {root} takes {len(spec.default)} parameters")
+        values = _coefficients(text, root, raw, len(spec.default)) if raw is not None else spec.default
         return [TrecSpec(root, root if raw is None else f"{root}_{raw}", tuple(values))]
     if spec.params == "gains":
         return [TrecSpec(root, root if raw is None else f"{root}_{raw}",
-                         gains=_gains(text, raw) if raw is not None else ())]
+                         gains=_gain_pairs(text, raw) if raw is not None else ())]
     return [TrecSpec(root, root)]
 
 
@@ -178,6 +319,9 @@ def _split(text: str) -> tuple[str, str | None]:
             raise _unknown(root)
     if key.lower() in _LOWER:
         return _LOWER[key.lower()], None
+    if key[-1:] in "._" and key[:-1].lower() in _LOWER:
+        raise ValueError(f"trec_eval measure {text!r} has an empty parameter list; give parameters after the "
+                         f"'{key[-1]}' or none at all")
     for root in sorted(_ROOTS, key=len, reverse=True):
         for sep in (".", "_"):
             if key.lower().startswith(root.lower() + sep) and len(key) > len(root) + 1:
@@ -195,10 +339,17 @@ def parse_trec_measures(measures) -> list[TrecSpec]:
     >>> [s.name for s in parse_trec_measures(["ndcg_cut_10", "iprec_at_recall..10,.5"])]
     ['iprec_at_recall_0.10', 'iprec_at_recall_0.50', 'ndcg_cut_10']
     """
-    names = [measures] if isinstance(measures, str) else list(measures)
+    try:
+        if isinstance(measures, (bytes, bytearray)):
+            raise TypeError
+        names = [measures] if isinstance(measures, str) else list(measures)
+    except TypeError:
+        raise TypeError(f"measures must be a trec_eval measure name or a list of them, got "
+                        f"{type(measures).__name__}") from None
     if not names:
         raise ValueError("measures must name at least one trec_eval measure")
-    specs = {}
+    specs: dict = {}
+    asked: dict = {}
     for text in names:
         if not isinstance(text, str):
             raise TypeError(f"measure names must be strings, got {type(text).__name__}")
@@ -208,5 +359,9 @@ def parse_trec_measures(measures) -> list[TrecSpec]:
             root, raw = _split(text)
             expanded = _expand(text, root, raw)
         for spec in expanded:
-            specs.setdefault(spec.name, spec)
+            if specs.setdefault(spec.name, spec) != spec:
+                raise ValueError(f"trec_eval measures {asked[spec.name]!r} and {text!r} both print "
+                                 f"{spec.name!r}, with different parameters; give parameters whose printed "
+                                 "names differ")
+            asked.setdefault(spec.name, text)
     return sorted(specs.values(), key=lambda s: s.order)

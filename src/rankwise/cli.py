@@ -1,17 +1,67 @@
-"""The ``rankwise`` console command."""
+"""The ``rankwise`` console command (also ``python -m rankwise``).
+
+Exit status: 0 on success; 2 for a usage error or bad input (a message
+``rankwise <command>: error: ...`` naming the option or argument, never a traceback);
+130 when interrupted (Ctrl-C); 1 when the reader of the output went away early.
+Anything else is a bug in rankwise and keeps its traceback.
+"""
 from __future__ import annotations
 
 import argparse
 import csv
 import io
 import json
+import math
 import os
 import sys
 
 from . import __version__
 from ._demo import DEMO_METRICS, demo_report
-from .stats import ALTERNATIVES, CORRECTIONS, TESTS, TREC_MEASURES, compare_systems
-from .trec import Qrels, Run, read_example, trec_eval
+from ._names import parse_metric
+from ._trec_names import parse_trec_measures
+from .stats import (
+    _SEED_LIMIT,
+    ALTERNATIVES,
+    CORRECTIONS,
+    MAX_RESAMPLES,
+    TESTS,
+    TREC_MEASURES,
+    _QueriesDiffer,
+    compare_systems,
+)
+from .trec import Qrels, Run, _NoExpectation, read_example, trec_eval
+
+# Bad input, not bugs: a file that cannot be read or parsed, a value out of range (also
+# OverflowError, the symptom of a number too large for what it sizes), memory that a
+# request cannot get. Other exceptions are bugs and keep their traceback.
+_USER_ERRORS = (OSError, ValueError, OverflowError, MemoryError)
+_INT64_MAX = 2**63 - 1
+_STDIN = ("-", "/dev/stdin")
+
+
+class _CliError(Exception):
+    """Bad input, with a message already worded for the command line."""
+
+
+def _number(kind, allowed: str, test):
+    """An argparse ``type=``: ``kind(text)`` if ``test`` accepts it, else argparse's error."""
+    def convert(text: str):
+        try:
+            value = kind(text)
+        except (ValueError, OverflowError):
+            value = None
+        if value is None or not test(value):
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}")
+        return value
+
+    return convert
+
+
+_LEVEL = _number(float, "a finite number > 0", lambda v: math.isfinite(v) and v > 0)
+_DEPTH = _number(int, "an integer from 1 to 2**63 - 1", lambda v: 1 <= v <= _INT64_MAX)
+_ALPHA = _number(float, "a number in (0, 1)", lambda v: 0 < v < 1)
+_RESAMPLES = _number(int, "an integer from 1 to 2**30", lambda v: 1 <= v <= MAX_RESAMPLES)
+_SEED = _number(int, "an integer from 0 to 2**128 - 1", lambda v: 0 <= v < _SEED_LIMIT)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,8 +83,11 @@ def _eval_parser(commands) -> None:
         "eval", help="evaluate a TREC run against qrels, as trec_eval does",
         description="Evaluate a TREC run file against a qrels file with trec_eval 10.0's measures; "
                     "the default output is trec_eval's layout.")
-    evaluate.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); .gz is read too")
-    evaluate.add_argument("run", nargs="?", help="run file (qid Q0 docno rank score runid)")
+    evaluate.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); gzip is read too; "
+                                                  "- reads standard input")
+    evaluate.add_argument("run", nargs="?", help="run file (qid Q0 docno rank score runid); gzip is read "
+                                                 "too; - reads standard input (zcat run.gz | rankwise eval "
+                                                 "QRELS -)")
     evaluate.add_argument("--example", action="store_true",
                           help="evaluate the bundled example qrels and run instead of files")
     evaluate.add_argument("-m", action="append", dest="measures", metavar="MEASURE",
@@ -43,9 +96,9 @@ def _eval_parser(commands) -> None:
     evaluate.add_argument("-q", action="store_true", dest="per_query", help="also print every query")
     evaluate.add_argument("-c", action="store_true", dest="complete",
                           help="average over all qrels queries; queries missing from the run score 0")
-    evaluate.add_argument("-l", type=float, default=1, dest="level", metavar="LEVEL",
+    evaluate.add_argument("-l", type=_LEVEL, default=1, dest="level", metavar="LEVEL",
                           help="relevance level: labels >= LEVEL are relevant (default 1)")
-    evaluate.add_argument("-M", type=int, default=None, dest="depth", metavar="DEPTH",
+    evaluate.add_argument("-M", type=_DEPTH, default=None, dest="depth", metavar="DEPTH",
                           help="evaluate only the top DEPTH documents of each query")
     evaluate.add_argument("--ties", default="trec",
                           choices=("trec", "expected", "optimistic", "pessimistic", "stable"),
@@ -54,17 +107,54 @@ def _eval_parser(commands) -> None:
                           help="output layout (default trec: trec_eval's)")
 
 
+def _check_measures(measures, parse, option: str) -> None:
+    """Parse each name given to ``option`` before any file is read: errors name the option."""
+    for name in measures or ():
+        try:
+            parse(name)
+        except (ValueError, OverflowError) as error:
+            named = str(error) if name in str(error) else f"{name!r}: {error}"
+            raise _CliError(f"argument {option}: {named}") from None
+
+
+def _read(cls, path: str, argument: str):
+    """``cls.read(path)`` with errors that name the command-line argument."""
+    try:
+        return cls.read(path)
+    except OSError as error:
+        if error.filename is not None and error.strerror:
+            raise _CliError(f"argument {argument}: can't open {error.filename!r}: {error.strerror}") from None
+        raise _CliError(f"argument {argument}: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise _CliError(f"argument {argument}: {error}") from None
+
+
+def _one_stdin(paths) -> None:
+    if sum(path in _STDIN for path in paths) > 1:
+        raise _CliError("standard input (- or /dev/stdin) can be read once: give it for one file at most")
+
+
 def _eval_report(args) -> str:
     if args.example:
         if args.qrels or args.run:
-            raise ValueError("pass QRELS and RUN, or --example, not both")
-        qrels, run = read_example()
+            raise _CliError("pass QRELS and RUN, or --example, not both")
     elif not (args.qrels and args.run):
-        raise ValueError("eval needs QRELS and RUN files (or --example)")
+        raise _CliError("eval needs QRELS and RUN files (or --example)")
+    _check_measures(args.measures, parse_trec_measures, "-m")
+    if args.example:
+        qrels, run = read_example()
     else:
-        qrels, run = Qrels.read(args.qrels), Run.read(args.run)
-    res = trec_eval(qrels, run, args.measures or ["official"], complete=args.complete,
-                    relevance_level=args.level, depth=args.depth, ties=args.ties)
+        _one_stdin([args.qrels, args.run])
+        qrels, run = _read(Qrels, args.qrels, "qrels"), _read(Run, args.run, "run")
+    try:
+        res = trec_eval(qrels, run, args.measures or ["official"], complete=args.complete,
+                        relevance_level=args.level, depth=args.depth, ties=args.ties)
+    except _NoExpectation as error:
+        names = ", ".join(f"{m} (with -M)" if m in error.by_depth else m for m in error.measures)
+        which = "" if args.measures else " (of the default measures, official: choose others with -m)"
+        raise _CliError(f"argument --ties: expected has no closed form for {names}{which}; they are not "
+                        "linear in the ranking: use --ties trec, optimistic, pessimistic or stable for "
+                        "them") from None
     if args.output == "trec":
         return res.format(per_query=args.per_query)
     if args.output == "json":
@@ -90,10 +180,11 @@ def _compare_parser(commands) -> None:
                     "query: the mean of every measure, a paired significance test for every pair of runs "
                     "(or every run against --baseline), p-values corrected for multiple comparisons over "
                     "the comparisons of each measure, and win/tie/loss counts.")
-    compare.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); .gz is read too")
+    compare.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); gzip is read too; "
+                                                 "- reads standard input")
     compare.add_argument("runs", nargs="*", metavar="run",
                          help="two or more run files; a run is named by its run id, or by its file name when "
-                              "run ids repeat")
+                              "run ids repeat; - reads standard input (for one file at most)")
     compare.add_argument("--example", action="store_true",
                          help="compare the two bundled example runs (example, example2) instead of files")
     compare.add_argument("-m", action="append", dest="measures", metavar="MEASURE",
@@ -109,11 +200,11 @@ def _compare_parser(commands) -> None:
     compare.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
                          help="greater: the first run of each pair (or each run against the baseline) is "
                               "better")
-    compare.add_argument("--alpha", type=float, default=0.05,
+    compare.add_argument("--alpha", type=_ALPHA, default=0.05,
                          help="significance level of the marks (default 0.05)")
-    compare.add_argument("--resamples", type=int, default=10_000, metavar="N",
+    compare.add_argument("--resamples", type=_RESAMPLES, default=10_000, metavar="N",
                          help="random sign patterns or bootstrap resamples (default 10000)")
-    compare.add_argument("--seed", type=int, default=None,
+    compare.add_argument("--seed", type=_SEED, default=None,
                          help="seed of the resamples (default: fresh entropy, printed in the report)")
     compare.add_argument("-c", action="store_true", dest="complete",
                          help="average over all qrels queries; queries missing from a run score 0")
@@ -131,40 +222,47 @@ def _example_runs() -> tuple:
 
 
 def _named_runs(paths) -> dict:
-    runs = [Run.read(path) for path in paths]
+    runs = [_read(Run, path, "run") for path in paths]
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
         names = [os.path.basename(path) for path in paths]
     if len(set(names)) != len(names):
         names = list(paths)
     if len(set(names)) != len(names):
-        raise ValueError("the same run file is given twice")
+        raise _CliError("the same run file is given twice")
     return dict(zip(names, runs, strict=True))
 
 
 def _compare_report(args) -> str:
     if args.example:
         if args.qrels or args.runs:
-            raise ValueError("pass QRELS and RUN files, or --example, not both")
+            raise _CliError("pass QRELS and RUN files, or --example, not both")
+    elif not args.qrels or len(args.runs) < 2:
+        raise _CliError("compare needs QRELS and at least two RUN files (or --example)")
+    _check_measures(args.measures, parse_trec_measures, "-m")
+    if args.example:
         qrels, runs = _example_runs()
         paths = {}
-    elif not args.qrels or len(args.runs) < 2:
-        raise ValueError("compare needs QRELS and at least two RUN files (or --example)")
     else:
-        qrels, runs = Qrels.read(args.qrels), _named_runs(args.runs)
+        _one_stdin([args.qrels, *args.runs])
+        qrels, runs = _read(Qrels, args.qrels, "qrels"), _named_runs(args.runs)
         paths = dict(zip(args.runs, runs, strict=True))
     baseline = args.baseline
     if baseline is not None and baseline not in runs:
         by_file = {**paths, **{os.path.basename(p): name for p, name in paths.items()}}
         if baseline not in by_file:
-            raise ValueError(f"--baseline {baseline!r} is none of the runs ({', '.join(runs)})")
+            raise _CliError(f"argument --baseline: {baseline!r} is none of the runs ({', '.join(runs)})")
         baseline = by_file[baseline]
     correction = None if args.correction == "none" else args.correction
-    report = compare_systems(runs, qrels, args.measures or list(TREC_MEASURES), baseline=baseline,
-                             test=args.test, correction=correction,
-                             alpha=args.alpha, alternative=args.alternative, n_resamples=args.resamples,
-                             seed=args.seed, on_missing="intersect" if args.intersect else "error",
-                             complete=args.complete)
+    try:
+        report = compare_systems(runs, qrels, args.measures or list(TREC_MEASURES), baseline=baseline,
+                                 test=args.test, correction=correction,
+                                 alpha=args.alpha, alternative=args.alternative, n_resamples=args.resamples,
+                                 seed=args.seed, on_missing="intersect" if args.intersect else "error",
+                                 complete=args.complete)
+    except _QueriesDiffer as error:
+        raise _CliError(f"the runs cover different queries: {error.details}; pass --intersect to compare the "
+                        f"{error.n_shared} queries they share, or -c to score the missing ones 0") from None
     if args.output == "markdown":
         return report.to_markdown()
     if args.output == "latex":
@@ -174,22 +272,38 @@ def _compare_report(args) -> str:
     return report.to_text()
 
 
-def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+def _demo_report(args) -> str:
+    _check_measures(args.metrics, parse_metric, "-m/--metric")
     try:
-        if args.command == "eval":
-            report = _eval_report(args)
-        elif args.command == "compare":
-            report = _compare_report(args)
-        else:
-            report = demo_report(tuple(args.metrics) if args.metrics else DEMO_METRICS)
+        return demo_report(tuple(args.metrics) if args.metrics else DEMO_METRICS)
+    except (ValueError, OverflowError) as error:
+        # The metrics are the demo's only input.
+        raise _CliError(f"argument -m/--metric: {error}") from None
+
+
+def main(argv=None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    command = "rankwise"
+    try:
+        args = _parser().parse_args(argv)
+        command = f"rankwise {args.command}"
+        report = {"eval": _eval_report, "compare": _compare_report, "demo": _demo_report}[args.command](args)
         print(report, flush=True)
     except BrokenPipeError:
         # The reader (e.g. `| head`) left early; silence the flush at interpreter exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (OSError, TypeError, ValueError) as error:
-        print(f"rankwise {args.command}: error: {error}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted", file=sys.stderr)
+        return 130
+    except _CliError as error:
+        print(f"{command}: error: {error}", file=sys.stderr)
+        return 2
+    except _USER_ERRORS as error:
+        message = str(error) or type(error).__name__
+        if isinstance(error, MemoryError):
+            message = f"out of memory ({message})"
+        print(f"{command}: error: {message}", file=sys.stderr)
         return 2
     return 0
 

@@ -2,14 +2,24 @@
 from __future__ import annotations
 
 import inspect
+import sys
 
 import numpy as np
 
 from ._kernels._listwise import Metric, evaluate_range
-from ._names import make_spec, parse_metric
+from ._names import make_spec, metric_names, parse_metric
 from ._parallel import effective_n_threads, run_over_queries
 from ._results import Results, mean_over_queries
-from ._validation import as_batch, as_scores, check_choice, check_level, check_max_grade, check_ties
+from ._validation import (
+    _EXACT_FLOAT_INT,
+    as_batch,
+    as_scores,
+    check_choice,
+    check_flag,
+    check_level,
+    check_max_grade,
+    check_ties,
+)
 
 __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "precision", "recall",
            "r_precision", "hit_rate", "err", "rbp"]
@@ -17,6 +27,32 @@ __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "p
 _EMPTY = ("zero", "skip", "error")
 # 2**label - 1 overflows float64 from label 1024 on.
 _MAX_EXPONENTIAL_LABEL = 1023
+
+
+def _check_gains(specs, batch) -> None:
+    """Refuse labels whose DCG (or mean DCG) could overflow float64, which would give inf or NaN."""
+    gains = {s.gain for s in specs if s.kind in (Metric.DCG, Metric.NDCG)}
+    if "exponential" in gains and batch.max_label > _MAX_EXPONENTIAL_LABEL:
+        raise ValueError(f"y_true has labels up to {batch.max_label:g}; gain='exponential' (2**label - 1) "
+                         f"overflows above {_MAX_EXPONENTIAL_LABEL}")
+    # A DCG (and its ideal) sums at most one gain (times a discount <= 1) per item, and a
+    # mean over queries sums the queries' DCGs: the gains of all items summing below the
+    # largest float64, with a margin for the rounding of n additions, keeps all finite.
+    size = batch.y_true.size
+    limit = sys.float_info.max / (1 + 4 * size * 2.0**-53)
+    for gain in sorted(gains):
+        top = 2.0 ** batch.max_label - 1 if gain == "exponential" else batch.max_label
+        if top * size <= limit:
+            continue  # the largest gain times the number of items: no pass over the labels
+        # Astronomical labels: sum the gains, each scaled by the largest so that nothing overflows.
+        labels = batch.y_true.astype(np.float64)
+        with np.errstate(under="ignore"):
+            scaled = np.exp2(labels - batch.max_label) if gain == "exponential" else labels / batch.max_label
+        if float(np.sum(scaled)) * top > limit:
+            raise ValueError(
+                f"y_true has labels up to {batch.max_label:g}: with gain={gain!r} their gains sum beyond "
+                "the largest float64 (1.8e308), so DCG sums (or their mean) could overflow to inf or NaN; "
+                "rescale the labels")
 
 
 def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_level, gain, max_grade,
@@ -29,18 +65,22 @@ def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_le
     threads = effective_n_threads(n_threads)
     batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code, nan=nan)
     specs = [spec.resolved(gain) for spec in specs]
-    if any(s.gain == "exponential" for s in specs) and batch.max_label > _MAX_EXPONENTIAL_LABEL:
-        raise ValueError(f"y_true has labels up to {batch.max_label:g}; gain='exponential' (2**label - 1) "
-                         f"overflows above {_MAX_EXPONENTIAL_LABEL}")
+    _check_gains(specs, batch)
+    if batch.y_true.dtype.kind in "iu" and batch.max_label > _EXACT_FLOAT_INT and level > _EXACT_FLOAT_INT:
+        raise ValueError(f"relevance_level={relevance_level!r} and labels of y_true are both above 2**53, "
+                         "where float64 cannot compare integers exactly; pass a relevance_level <= 2**53")
     grade = check_max_grade(max_grade, batch.max_label)
     unique = list(dict.fromkeys(specs))
     kinds = np.array([s.kind for s in unique], dtype=np.int32)
     cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
     flags = np.array([s.gain == "exponential" or s.graded for s in unique], dtype=np.uint8)
     params = np.array([s.p for s in unique], dtype=np.float64)
-    # Every metric stops at a cutoff: the kernel tracks only items that can reach it.
-    top_k = int(cutoffs.max()) if all(s.k is not None for s in unique) else 0
     n_queries = batch.indptr.shape[0] - 1
+    # Every metric stops at a cutoff: the kernel tracks only items that can reach it. A
+    # cutoff no list is longer than cuts nothing (and must not size the kernel's heap).
+    top_k = int(cutoffs.max()) if all(s.k is not None for s in unique) else 0
+    if top_k and top_k >= (int((batch.indptr[1:] - batch.indptr[:-1]).max()) if n_queries else 0):
+        top_k = 0
     values = np.empty((n_queries, len(unique)), dtype=np.float64)
     n_relevant = np.empty(n_queries, dtype=np.int64)
     nan_queries = []
@@ -79,13 +119,17 @@ def evaluate(y_true, y_score, metrics, *, qid=None, indptr=None, doc_ids=None, t
     y_true : array-like of non-negative numbers
         Relevance labels: bool, integers or floats (graded, fractional allowed).
         Same shape as ``y_score``; or 2-D ``(n_topics, n_items)`` when ``y_score`` is
-        one 1-D ranking judged against many topics.
+        one 1-D ranking judged against many topics. For DCG and nDCG the gains of all
+        labels of the call must sum below float64's largest value (1.8e308).
     y_score : array-like of float32, float64 (or exactly representable integers)
         Scores; higher ranks first. 2-D: one query per row. 1-D: one query, or many
-        grouped by ``indptr`` or ``qid``.
-    metrics : str or list of str
+        grouped by ``indptr`` or ``qid``. Lists of different lengths are passed flat,
+        with ``indptr`` or ``qid`` (nested lists of different lengths are an error).
+    metrics : str or iterable of str
         Metric names, e.g. ``["MRR", "MAP", "nDCG@10", "P@10"]``; ir_measures and
         trec_eval spellings are accepted (``ndcg_cut_10``, ``recip_rank``, ...).
+        Cutoffs are integers from 1 to 2**63 - 1; one beyond a list keeps the whole
+        list.
     qid : array-like, optional
         Query id of every row of 1-D input, any dtype, any order. Output is sorted by id.
     indptr : array-like of int, optional
@@ -101,19 +145,21 @@ def evaluate(y_true, y_score, metrics, *, qid=None, indptr=None, doc_ids=None, t
     relevance_level : float, default 1
         Labels ``>= relevance_level`` count as relevant for binary metrics (RR, AP,
         P, R, Rprec, Hits, F1, binary RBP). Gain metrics (DCG, nDCG, ERR) use the
-        label values themselves.
+        label values themselves. Any finite number > 0 (not a bool or a string).
     gain : {"linear", "exponential"}
         DCG/nDCG gain: the label (trec_eval) or ``2**label - 1``. A metric name can
         override it: ``nDCG(gain=exponential)@10``.
     max_grade : float, optional
-        ERR's and graded RBP's top grade g_max; default the largest label in the call.
+        ERR's and graded RBP's top grade g_max: a finite number, at least the largest
+        label; default the largest label in the call.
     empty : {"zero", "skip", "error"}
         Queries without relevant item: value as defined (0 for binary metrics, as
         trec_eval) and counted; NaN and left out of means; or an error.
     nan : {"raise", "last"}
         NaN scores are an error, or rank below every number (tied with each other).
     n_threads : int, optional
-        Threads over queries; None or -1 for all CPUs. Results do not depend on it.
+        Threads over queries; None or -1 for all CPUs, -2 for all but one, ... (at
+        least one). Any non-zero integer int64 holds; results do not depend on it.
 
     Returns
     -------
@@ -134,9 +180,7 @@ def evaluate(y_true, y_score, metrics, *, qid=None, indptr=None, doc_ids=None, t
     >>> rw.evaluate(y_true, y_score, ["MRR"], ties="optimistic").mean()
     {'MRR': 0.75}
     """
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics must name at least one metric")
+    names = metric_names(metrics)
     specs = [parse_metric(name) for name in names]
     values, columns, specs, batch, n_relevant = _compute(
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties,
@@ -150,9 +194,10 @@ _OPTIONS = ("qid", "indptr", "doc_ids", "ties", "relevance_level", "empty", "nan
 _EVALUATE_PARAMS = inspect.signature(evaluate).parameters
 _OPTIONS_DOC = """per_query : bool, default False
         Return one value per query (sorted by query id for ``qid`` input) instead of
-        the mean over queries.
+        the mean over queries (NaN when there is no query).
     qid, indptr, doc_ids, ties, relevance_level, empty, nan, n_threads
-        As in :func:`evaluate`. Every tie policy is supported."""
+        As in :func:`evaluate`. Every tie policy is supported. A cutoff beyond a
+        list's length keeps the whole list."""
 
 
 def _metric_function(func):
@@ -170,7 +215,10 @@ def _single(name: str, kind: Metric, k, y_true, y_score, per_query: bool, option
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
-    spec = make_spec(kind, k, where=name, **spec_params)
+    per_query = check_flag(per_query, "per_query")
+    if not isinstance(spec_params.get("gain", ""), str):
+        raise TypeError(f"{name}: gain must be 'linear' or 'exponential', got {spec_params['gain']!r}")
+    spec = make_spec(kind, k, where=name, k_argument=True, **spec_params)
     settings = {option: _EVALUATE_PARAMS[option].default for option in _OPTIONS}
     settings.update(options, gain=spec.gain or "linear", max_grade=max_grade)
     values, columns, *_ = _compute([spec], y_true, y_score, **settings)
@@ -187,7 +235,7 @@ def reciprocal_rank(y_true, y_score, k=None, *, per_query=False, **options):
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int, optional
-        Cutoff: a first relevant item below rank k scores 0.
+        Cutoff, from 1 to 2**63 - 1: a first relevant item below rank k scores 0.
     %(options)s
 
     Examples
@@ -213,7 +261,7 @@ def average_precision(y_true, y_score, k=None, *, per_query=False, **options):
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int, optional
-        Cutoff (``AP@k``, trec_eval's ``map_cut``).
+        Cutoff (``AP@k``, trec_eval's ``map_cut``), from 1 to 2**63 - 1.
     %(options)s
 
     Examples
@@ -239,7 +287,7 @@ def ndcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int, optional
-        Cutoff.
+        Cutoff, from 1 to 2**63 - 1.
     gain : {"linear", "exponential"}
     %(options)s
 
@@ -261,7 +309,7 @@ def dcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int, optional
-        Cutoff.
+        Cutoff, from 1 to 2**63 - 1.
     gain : {"linear", "exponential"}
     %(options)s
 
@@ -283,7 +331,7 @@ def precision(y_true, y_score, k, *, per_query=False, **options):
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int
-        Cutoff (required).
+        Cutoff (required), from 1 to 2**63 - 1.
     %(options)s
 
     Examples
@@ -304,7 +352,7 @@ def recall(y_true, y_score, k, *, per_query=False, **options):
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int
-        Cutoff (required).
+        Cutoff (required), from 1 to 2**63 - 1.
     %(options)s
 
     Examples
@@ -346,7 +394,7 @@ def hit_rate(y_true, y_score, k, *, per_query=False, **options):
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int
-        Cutoff (required).
+        Cutoff (required), from 1 to 2**63 - 1.
     %(options)s
 
     Examples
@@ -372,7 +420,7 @@ def err(y_true, y_score, k=None, *, max_grade=None, per_query=False, **options):
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int, optional
-        Cutoff.
+        Cutoff, from 1 to 2**63 - 1.
     max_grade : float, optional
         g_max; default the largest label in the call.
     %(options)s
@@ -398,10 +446,11 @@ def rbp(y_true, y_score, p=0.8, k=None, *, graded=False, max_grade=None, per_que
     y_true, y_score : array-like
         Labels and scores, in any layout :func:`evaluate` accepts.
     p : float, default 0.8
-        Persistence, in (0, 1).
+        Persistence, a number in (0, 1) (0 and 1 excluded).
     k : int, optional
-        Cutoff.
+        Cutoff, from 1 to 2**63 - 1.
     graded : bool, default False
+        True or False.
     max_grade : float, optional
         Divisor of graded labels; default the largest label in the call.
     %(options)s

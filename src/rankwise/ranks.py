@@ -12,12 +12,19 @@ import numpy as np
 
 from ._kernels._count import count_dense, count_ragged
 from ._parallel import effective_n_threads, run_over_queries
-from ._validation import as_indptr, as_scores, check_choice, rows_contiguous
+from ._validation import as_array, as_indptr, as_integers, as_scores, check_choice, rows_contiguous
 
-__all__ = ["Ranks", "RankBuilder", "rank_positive"]
+__all__ = ["MAX_COUNT", "Ranks", "RankBuilder", "rank_positive"]
 
 _NAN = ("raise", "ignore", "last")
 _GREATER, _EQUAL, _UNMASKED, _NUMBERS = range(4)
+# The most candidates a query can have, and so the largest rank: every count and rank,
+# the tie-averaged rank greater + equal / 2 + 1 included, is then exact in float64,
+# where rank_metrics computes (and no sum of two counts can overflow int64).
+MAX_COUNT = 2**52
+_MAX_TEXT = "2**52 = 4503599627370496"
+_RAGGED_CANDIDATES = ("flatten every query's candidates into one 1-D array and pass indptr= (the offset "
+                      "of each query's first candidate, then the total)")
 
 
 def _read_only(arr: np.ndarray) -> np.ndarray:
@@ -25,25 +32,36 @@ def _read_only(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def _as_counts(values, name: str, minimum: int) -> np.ndarray:
-    """Whole numbers >= ``minimum`` as a fresh 1-D int64 array."""
-    arr = np.asarray(values)
+def _as_counts(values, name: str, minimum: int, maximum: int = MAX_COUNT) -> np.ndarray:
+    """Whole numbers from ``minimum`` to ``maximum`` as a fresh 1-D int64 array.
+
+    Integers of any width (uint64 included) and whole floats are accepted; the range
+    is checked before the cast, so nothing wraps or saturates.
+    """
+    arr = as_integers(values, name, f"from {minimum} to {_MAX_TEXT}")
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one value per query), got shape {arr.shape}")
     if arr.dtype.kind == "f":
+        if arr.dtype.itemsize < 8:
+            arr = arr.astype(np.float64)  # exact; float16 cannot even hold the bound
         whole = np.isfinite(arr) & (arr == np.round(arr))
         if not whole.all():
             first = int(np.flatnonzero(~whole)[0])
-            raise ValueError(f"{name} must hold whole numbers; found {arr[first]!r} at position {first}")
-    elif arr.dtype.kind not in "iu" or arr.dtype == np.uint64 and arr.size and arr.max() > 2**62:
+            raise ValueError(f"{name} must hold whole numbers; found {arr[first].item()!r} at position "
+                             f"{first}")
+    elif arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
-    out = arr.astype(np.int64)
-    if out.size and out.min() < minimum:
-        first = int(np.flatnonzero(out < minimum)[0])
-        raise ValueError(f"{name} must be >= {minimum}; found {out[first]} at position {first}")
-    return out
+    # Compared with Python ints, which NumPy does exactly for every integer dtype.
+    if arr.size and arr.min() < minimum:
+        first = int(np.flatnonzero(arr < minimum)[0])
+        raise ValueError(f"{name} must be >= {minimum}; found {arr[first].item()} at position {first}")
+    if arr.size and arr.max() > maximum:
+        first = int(np.flatnonzero(arr > maximum)[0])
+        raise ValueError(f"{name} must be at most {_MAX_TEXT} (counts and ranks stay exact in float64); "
+                         f"found {arr[first].item()} at position {first}")
+    return arr.astype(np.int64)
 
 
 class Ranks:
@@ -64,6 +82,11 @@ class Ranks:
     n_candidates : array-like of int, optional
         C per query, at least ``greater + equal + 1``. Needed by the chance-adjusted
         metrics, their z-scores and expectations.
+
+    Every count is a whole number (any integer dtype, unsigned included, or whole
+    floats) with ``greater + equal + 1 <= n_candidates <= 2**52``: so every rank, the
+    tie-averaged one included, is exact in float64 (a query never has that many
+    candidates). Values outside raise ValueError naming the argument.
 
     Attributes
     ----------
@@ -96,17 +119,37 @@ class Ranks:
                                  else _as_counts(equal, "equal", 0))
         if self._equal.shape[0] != n:
             raise ValueError(f"equal has {self._equal.shape[0]} values, greater has {n}")
+        # Each count is at most 2**52, so the sum cannot overflow.
+        pessimistic = self._greater + self._equal + 1
+        over = pessimistic > MAX_COUNT
+        if over.any():
+            i = int(np.flatnonzero(over)[0])
+            raise ValueError(f"greater + equal + 1 (the pessimistic rank) must be at most {_MAX_TEXT}; "
+                             f"query {i} has greater = {self._greater[i]}, equal = {self._equal[i]}")
         self._n_candidates = None
         if n_candidates is not None:
             c = _as_counts(n_candidates, "n_candidates", 1)
             if c.shape[0] != n:
                 raise ValueError(f"n_candidates has {c.shape[0]} values, greater has {n}")
-            short = c < self._greater + self._equal + 1
+            short = c < pessimistic
             if short.any():
                 i = int(np.flatnonzero(short)[0])
                 raise ValueError(f"n_candidates[{i}] = {c[i]} is below the pessimistic rank "
-                                 f"{self._greater[i] + self._equal[i] + 1} of that query")
+                                 f"{pessimistic[i]} of that query")
             self._n_candidates = _read_only(c)
+
+    @classmethod
+    def _from_counts(cls, greater: np.ndarray, equal: np.ndarray, n_candidates: np.ndarray) -> Ranks:
+        """Ranks of counts made by the kernels, consistent by construction (greater + equal
+        + 1 <= n_candidates): only the bound on n_candidates is checked. Copies the columns."""
+        if n_candidates.size and n_candidates.max() > MAX_COUNT:
+            i = int(np.argmax(n_candidates))
+            raise ValueError(f"query {i} has {n_candidates[i]} candidates, beyond the {_MAX_TEXT} a query "
+                             "can have")
+        ranks = cls.__new__(cls)
+        ranks._greater, ranks._equal, ranks._n_candidates = (
+            _read_only(np.array(column, dtype=np.int64)) for column in (greater, equal, n_candidates))
+        return ranks
 
     @classmethod
     def from_ranks(cls, ranks, n_candidates=None) -> Ranks:
@@ -115,10 +158,11 @@ class Ranks:
         Parameters
         ----------
         ranks : array-like of int
-            One rank >= 1 per query. Half-integer "realistic" ranks cannot be split
-            back into their tie; build those with ``Ranks(greater, equal)``.
+            One rank from 1 to 2**52 per query (any integer dtype, or whole floats).
+            Half-integer "realistic" ranks cannot be split back into their tie; build
+            those with ``Ranks(greater, equal)``.
         n_candidates : array-like of int, optional
-            C per query (at least the rank).
+            C per query (at least the rank, at most 2**52).
 
         Examples
         --------
@@ -126,8 +170,9 @@ class Ranks:
         >>> rw.Ranks.from_ranks([1, 2, 3, 5], n_candidates=[5, 5, 10, 10]).optimistic
         array([1, 2, 3, 5])
         """
-        arr = np.asarray(ranks)
-        if arr.dtype.kind == "f" and arr.size and not np.all(arr == np.round(arr)):
+        arr = as_integers(ranks, "ranks", f"from 1 to {_MAX_TEXT}")
+        finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr.reshape(-1)[:0]
+        if finite.size and not np.all(finite == np.round(finite)):
             raise ValueError("ranks must be whole numbers; for realistic (tie-averaged) ranks, pass "
                              "the counts instead: Ranks(greater=optimistic - 1, "
                              "equal=pessimistic - optimistic)")
@@ -146,7 +191,10 @@ class Ranks:
         >>> both.pessimistic
         array([1, 5])
         """
-        parts = list(parts)
+        try:
+            parts = list(parts)
+        except TypeError:
+            raise TypeError(f"Ranks.concatenate takes a non-empty sequence of Ranks, got {parts!r}") from None
         if not parts or not all(isinstance(p, Ranks) for p in parts):
             raise TypeError("Ranks.concatenate takes a non-empty sequence of Ranks")
         known = all(p._n_candidates is not None for p in parts)
@@ -192,11 +240,40 @@ class Ranks:
         return self._greater.shape[0]
 
     def __getitem__(self, index) -> Ranks:
-        """The Ranks of a subset of queries (slice, integer indices or boolean mask)."""
-        if isinstance(index, (int, np.integer)):
-            index = [index]
+        """The Ranks of a subset of queries (slice, integer indices or boolean mask).
+
+        An integer out of range raises IndexError (so iteration stops there), as lists do;
+        so does a boolean mask without one value per query, as in NumPy.
+        """
         c = self._n_candidates
-        return Ranks(self._greater[index], self._equal[index], None if c is None else c[index])
+        rows = index if isinstance(index, slice) else self._rows(index)
+        return Ranks(self._greater[rows], self._equal[rows], None if c is None else c[rows])
+
+    def _rows(self, index) -> np.ndarray:
+        """Query indices or a boolean mask for ``__getitem__``, checked."""
+        n = len(self)
+        usage = "Ranks index must be an integer, a slice, integer indices or a boolean mask"
+        if isinstance(index, (bool, np.bool_)):
+            raise TypeError(f"{usage}, got {index!r}")
+        if isinstance(index, (int, np.integer)) and not -n <= index < n:
+            raise IndexError(f"Ranks index {index} is out of range for {n} queries")
+        arr = as_integers(index, "Ranks index", f"from {-n} to {n - 1} ({n} queries)", IndexError)
+        if arr.dtype == np.bool_:
+            if arr.shape != (n,):
+                # NumPy raises IndexError for a boolean index of another length too.
+                got = f"length {arr.shape[0]}" if arr.ndim == 1 else f"shape {arr.shape}"
+                raise IndexError(f"a boolean Ranks index (mask) must have one value per query ({n}), "
+                                 f"got a mask of {got}")
+            return arr
+        if arr.size == 0 and arr.ndim == 1:
+            return arr.astype(np.int64)
+        if arr.dtype.kind not in "iu" or arr.ndim > 1:
+            raise TypeError(f"{usage}, got {index!r}")
+        outside = (arr < -n) | (arr >= n)
+        if outside.any():
+            raise IndexError(f"Ranks index {arr.reshape(-1)[np.flatnonzero(outside)[0]].item()} is out of "
+                             f"range for {n} queries")
+        return arr.reshape(-1).astype(np.int64)
 
     def __repr__(self) -> str:
         text = f"Ranks(n={len(self)}"
@@ -210,7 +287,7 @@ class Ranks:
 
 def _as_positives(pos_score, name: str = "pos_score") -> np.ndarray:
     """True-answer scores as float64 (exact for float32 and integers up to 2**53)."""
-    arr = as_scores(pos_score, name, check_nan=False)
+    arr = as_scores(pos_score, name, check_nan=False, ragged=None)
     if arr.ndim > 1:
         raise ValueError(f"{name} must be a number or 1-D (one per query), got shape {arr.shape}")
     flat = arr.reshape(-1).astype(np.float64)
@@ -223,7 +300,7 @@ def _as_positives(pos_score, name: str = "pos_score") -> np.ndarray:
 
 def _as_mask(mask, shape: tuple, what: str) -> np.ndarray:
     """A boolean mask of ``shape`` viewed as uint8, rows contiguous (a column slice stays a view)."""
-    arr = np.asarray(mask)
+    arr = as_array(mask, "mask", _RAGGED_CANDIDATES)
     if arr.dtype != np.bool_:
         raise TypeError(f"mask must be a boolean array (True = not a candidate), got dtype {arr.dtype}")
     if arr.shape != shape:
@@ -232,20 +309,58 @@ def _as_mask(mask, shape: tuple, what: str) -> np.ndarray:
 
 
 def _as_true_index(true_index, n_queries: int, lengths: np.ndarray | None = None) -> np.ndarray:
-    """One column index per query, within the query's ``lengths`` columns when they are known."""
-    arr = np.asarray(true_index)
+    """One column index per query, within the query's ``lengths`` columns when they are known
+    (else below 2**52, the most candidates a query can have)."""
+    arr = as_integers(true_index, "true_index",
+                      f"from 0 to the query's last column (at most {_MAX_TEXT} - 1)")
+    if arr.size == 0 and arr.dtype.kind == "f":  # [] for no query
+        arr = arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"true_index must hold integer column indices, got dtype {arr.dtype}")
-    arr = arr.reshape(-1).astype(np.int64) if arr.ndim <= 1 else arr
+    arr = arr.reshape(-1) if arr.ndim <= 1 else arr
     if arr.ndim != 1 or arr.shape[0] != n_queries:
         raise ValueError(f"true_index must have one column index per query ({n_queries}), "
                          f"got shape {np.shape(true_index)}")
-    bad = (arr < 0) if lengths is None else (arr < 0) | (arr >= lengths)
+    # Range checks against Python ints first: uint64 beyond int64 must not wrap in the cast.
+    bad = (arr < 0) | (arr >= MAX_COUNT)
+    if not bad.any() and lengths is not None:
+        arr = arr.astype(np.int64)
+        bad = arr >= lengths
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        where = "negative" if lengths is None else f"outside the {lengths[i]} columns of query {i}"
+        if arr[i] < 0:
+            where = "negative"
+        elif lengths is None or arr[i] >= MAX_COUNT:
+            where = f"beyond the last candidate column a query can have ({_MAX_TEXT} - 1)"
+        else:
+            where = f"outside the {lengths[i]} columns of query {i}"
         raise ValueError(f"true_index[{i}] = {arr[i]} is {where}")
-    return arr
+    return arr.astype(np.int64)
+
+
+def _as_start(start, widths: np.ndarray) -> np.ndarray:
+    """RankBuilder.update's ``start``, one per query: an integer column >= 0 (or one per query),
+    the chunk ending at most at column 2**52 (the most candidates a query can have)."""
+    arr = as_integers(start, "start", f">= 0, with start + the chunk's width at most {_MAX_TEXT}")
+    n_queries = widths.shape[0]
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"start must be an integer column index >= 0 (or one per query), got {start!r}")
+    if arr.ndim > 1 or arr.ndim == 1 and arr.shape[0] != n_queries:
+        raise ValueError(f"start must be one integer or one per query ({n_queries}), got shape {arr.shape}")
+    # Checked against Python ints before the cast: uint64 beyond int64 must not wrap.
+    per_query = np.broadcast_to(arr, widths.shape)
+    bad = (per_query < 0) | (per_query > MAX_COUNT)
+    if not bad.any():
+        per_query = per_query.astype(np.int64)
+        bad = per_query + widths > MAX_COUNT
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        where, value = (f"start[{i}]" if arr.ndim else "start"), per_query[i].item()
+        if value < 0:
+            raise ValueError(f"{where} must be >= 0 (the column of the chunk's first candidate), got {value}")
+        raise ValueError(f"{where} + the chunk's width must be at most {_MAX_TEXT} (the most candidates a "
+                         f"query can have); got {where} = {value} and width {widths[i]}")
+    return per_query
 
 
 class _Candidates:
@@ -269,7 +384,7 @@ class _Candidates:
         """Dense (Q, N) or ragged (1-D + indptr) candidates; 1-D alone is one query."""
         if values.ndim == 1 and indptr is None and single:
             values = values[None, :]
-            mask = None if mask is None else np.asarray(mask)[None, ...]
+            mask = None if mask is None else as_array(mask, "mask")[None, ...]
         if values.ndim == 2:
             if indptr is not None:
                 raise ValueError(f"indptr= groups 1-D {name}; 2-D {name} already has one query per row")
@@ -364,7 +479,7 @@ def _check_nan(counts: np.ndarray, nan: str, name: str) -> None:
 
 def _ranks_from_counts(counts: np.ndarray, nan: str) -> Ranks:
     candidates = counts[:, _NUMBERS if nan == "ignore" else _UNMASKED] + 1
-    return Ranks(counts[:, _GREATER], counts[:, _EQUAL], candidates)
+    return Ranks._from_counts(counts[:, _GREATER], counts[:, _EQUAL], candidates)
 
 
 def rank_positive(pos_score=None, neg_scores=None, mask=None, *, scores=None, true_index=None,
@@ -392,8 +507,12 @@ def rank_positive(pos_score=None, neg_scores=None, mask=None, *, scores=None, tr
         protocol: other known true answers). For a shared pool, (N,) or (Q, N).
     scores, true_index : array-like, optional
         The score-matrix form described above (instead of pos_score / neg_scores).
+        ``true_index`` holds integers (any integer dtype, not floats), each a column
+        of its query's row.
     indptr : array-like of int, optional
         CSR offsets of ragged 1-D candidates: query ``i`` owns ``indptr[i]:indptr[i+1]``.
+        Lists of candidates of different lengths are passed this way (flattened), not
+        as nested lists.
     nan : {"raise", "ignore", "last"}
         NaN candidates are an error; or are not candidates (not counted in C, as
         PyKEEN's NaN-filtered scores); or are candidates ranked below every number.
@@ -403,7 +522,8 @@ def rank_positive(pos_score=None, neg_scores=None, mask=None, *, scores=None, tr
     Returns
     -------
     Ranks
-        ``greater``, ``equal`` and ``n_candidates`` (unmasked candidates + 1).
+        ``greater``, ``equal`` and ``n_candidates`` (unmasked candidates + 1, at most
+        2**52).
 
     Notes
     -----
@@ -444,7 +564,7 @@ def rank_positive(pos_score=None, neg_scores=None, mask=None, *, scores=None, tr
         name = "neg_scores"
         single = np.ndim(pos_score) == 0
         pos = _as_positives(pos_score)
-        values = as_scores(neg_scores, name, check_nan=False, rows_only=True)
+        values = as_scores(neg_scores, name, check_nan=False, rows_only=True, ragged=_RAGGED_CANDIDATES)
         if values.ndim == 1 and indptr is None and not single:
             counts = _count_pool(pos, values, mask, threads)
         else:
@@ -456,9 +576,12 @@ def rank_positive(pos_score=None, neg_scores=None, mask=None, *, scores=None, tr
 
 def _score_matrix(scores, true_index, mask, indptr) -> tuple[_Candidates, np.ndarray]:
     """Candidates and true-answer scores of the PyKEEN form: all scores plus the true column."""
-    values = as_scores(scores, "scores", check_nan=False, rows_only=True)
+    values = as_scores(scores, "scores", check_nan=False, rows_only=True, ragged=_RAGGED_CANDIDATES)
     single = values.ndim == 1 and indptr is None
-    n_queries = values.shape[0] if values.ndim == 2 else 1 if single else np.asarray(indptr).size - 1
+    if values.ndim == 2 or single:
+        n_queries = values.shape[0] if values.ndim == 2 else 1
+    else:  # the offsets are checked with the candidates; their count is needed first
+        n_queries = as_integers(indptr, "indptr", f"from 0 to len(scores) = {values.size}").size - 1
     cands = _Candidates.from_arrays(values, max(n_queries, 0), mask, indptr, "scores", single)
     lengths = cands.lengths()
     cands.own_column = _as_true_index(true_index, lengths.shape[0], lengths)
@@ -477,9 +600,9 @@ class RankBuilder:
     pos_score : array-like of float
         Score of the true answer per query (Q,).
     true_index : array-like of int, optional
-        Column of the true answer among all candidates, when the chunks hold every
-        candidate's score (PyKEEN style); it is then never counted as its own
-        competitor. Chunks then need ``start=``.
+        Column of the true answer among all candidates (an integer from 0 to
+        2**52 - 1), when the chunks hold every candidate's score (PyKEEN style); it is
+        then never counted as its own competitor. Chunks then need ``start=``.
     nan : {"raise", "ignore", "last"}
         As in :func:`rank_positive`. With "raise", the chunk holding a NaN raises and
         leaves the builder unchanged.
@@ -512,20 +635,31 @@ class RankBuilder:
         """Add one chunk of candidates: (Q, n) dense, or 1-D ragged with ``indptr=``.
 
         ``start`` (an int, or one per query) is the column of the chunk's first
-        candidate, required when the builder knows ``true_index``.
+        candidate, required when the builder knows ``true_index``: an integer >= 0
+        (any integer dtype; not a float), with ``start`` + the chunk's width at most
+        2**52. A chunk that fails a check (or holds NaN under ``nan="raise"``) raises
+        and leaves the builder unchanged.
         """
-        values = as_scores(neg_scores, "neg_scores", check_nan=False, rows_only=True)
+        values = as_scores(neg_scores, "neg_scores", check_nan=False, rows_only=True,
+                           ragged=_RAGGED_CANDIDATES)
         cands = _Candidates.from_arrays(values, self._pos.shape[0], mask, indptr, "neg_scores", False)
         if self._true_index is not None:
             if start is None:
                 raise ValueError("this builder knows true_index, so update() needs start= (the column "
                                  "of the chunk's first candidate)")
-            column = self._true_index - np.broadcast_to(np.asarray(start, dtype=np.int64), self._pos.shape)
+            column = self._true_index - _as_start(start, cands.lengths())
             cands.own_column = np.where((column >= 0) & (column < cands.lengths()), column, -1)
         elif start is not None:
             raise ValueError("start= only places chunks for a builder made with true_index=")
         counts = cands.count(self._pos, self._threads)
         _check_nan(counts, self._nan, "neg_scores")
+        # Both terms are at most 2**52 (or an array's length): the sum cannot overflow.
+        total = self._counts[:, _UNMASKED] + counts[:, _UNMASKED]
+        over = total >= MAX_COUNT
+        if over.any():
+            i = int(np.flatnonzero(over)[0])
+            raise ValueError(f"neg_scores: this chunk would give query {i} {total[i] + 1} candidates, beyond "
+                             f"the {_MAX_TEXT} a query can have; the builder is unchanged")
         self._counts += counts
         return self
 

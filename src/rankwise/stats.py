@@ -2,11 +2,18 @@
 
 Paired tests take one value per query for each of two systems, aligned by query id when
 the inputs carry ids (``Results``, ``TrecResults``, dicts, pandas Series) and by position
-when they are plain arrays. The differences ``d = a - b`` are rounded to 12 significant
-digits of the data's scale (the largest ``|a|``, ``|b|``), so that values equal in theory
-but computed along different paths (``0.1 + 0.2`` and ``0.3``) count as equal: a zero
-difference for the Wilcoxon and sign tests, a tie in the Wilcoxon ranks and in the
-win/tie/loss counts (R's ``wilcox.test`` rounds the same way with ``digits.rank``).
+when they are plain arrays.
+
+Every computation runs in units of ``2**k``, the power of two just above the data's scale
+(``2**(k-1) <= max(|a|, |b|) < 2**k``): dividing by it is exact, so nothing can overflow
+(differences, sums, squares, the resampling kernel's sums) or lose precision to subnormal
+numbers, and the data multiplied by any power of two give the same p-values, statistics
+and effect sizes, and means and intervals multiplied by it. In those units the
+differences ``d = a - b`` are rounded to 12 decimals (12 significant digits of the
+scale), so that values equal in theory but computed along different paths (``0.1 + 0.2``
+and ``0.3``) count as equal: a zero difference for the Wilcoxon and sign tests, a tie in
+the Wilcoxon ranks and in the win/tie/loss counts (R's ``wilcox.test`` rounds the same
+way with ``digits.rank``).
 
 The randomization and bootstrap resamples run in a nogil kernel with a counter-based
 random number generator (:mod:`rankwise._kernels._resample`): a seeded result is the
@@ -25,9 +32,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._kernels._resample import bootstrap_sums, sign_flip_sums
-from ._parallel import effective_n_threads, run_in_chunks
+from ._parallel import effective_n_threads, max_threads, run_in_chunks
 from ._results import Results
-from ._validation import check_choice
+from ._validation import as_array, check_choice
 
 __all__ = ["ComparisonReport", "ComparisonResult", "ConfidenceInterval", "MannWhitneyResult", "compare",
            "compare_systems", "correct", "mann_whitney"]
@@ -38,11 +45,37 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "by")
 CI_METHODS = ("bca", "percentile", "basic")
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 _ON_MISSING = ("error", "intersect")
+
+
+class _QueriesDiffer(ValueError):
+    """Inputs cover different queries and on_missing='error': the facts, for a caller to word.
+
+    ``details`` says which queries each input has alone, ``n_shared`` how many they share;
+    the message names the Python remedy (the command line names its own option). A
+    ValueError to every caller; the CLI catches this class to word its own remedy.
+    """
+
+    def __init__(self, details: str, n_shared: int):
+        self.details, self.n_shared = details, n_shared
+        shared = f"the {n_shared} quer{'y' if n_shared == 1 else 'ies'} they share"
+        remedy = (f"pass on_missing='intersect' to compare {shared}" if n_shared
+                  else "they share no query, so on_missing='intersect' cannot help either")
+        super().__init__(f"the inputs cover different queries: {details}; {remedy}")
 _NAN_POLICIES = ("raise", "omit")
 _FAMILIES = ("metric", "all")
 _EPS = np.finfo(np.float64).eps
-# Significant digits kept in the differences (module docstring).
+_EXACT_FLOAT_INT = 2**53
+# Decimals kept in the differences, in units of the data's power of two (module docstring).
 _DIGITS = 12
+_FLOAT_MAX = sys.float_info.max
+# Most resamples (or exactly enumerated sign patterns) of one test. The distribution is
+# returned, one float64 per resample: 8 GiB at the bound (a bootstrap interval sorts a copy of
+# it), and p = (b + 1) / (N + 1) then resolves 1e-9, below any threshold a correction of a
+# realistic family asks for. compare_systems keeps every comparison's distribution: the bound
+# holds for their total.
+MAX_RESAMPLES = 2**30
+# Seeds: the kernel's two 64-bit keys hold 128 bits, as numpy's fresh entropy does.
+_SEED_LIMIT = 2**128
 # Below this many (resample x query) operations per thread, a thread costs more than it saves.
 _MIN_WORK_PER_THREAD = 1 << 20
 # Sign-flip tables: 256 doubles per group of 8 queries, at most 128 groups per block.
@@ -71,7 +104,7 @@ _TEST_NAMES = {
 # --------------------------------------------------------------------------------------
 
 def _fmt(value: float, digits: int = 4) -> str:
-    return "nan" if value is None or not np.isfinite(value) else f"{value:.{digits}g}"
+    return "nan" if value is None or math.isnan(value) else f"{value:.{digits}g}"
 
 
 @dataclass(frozen=True)
@@ -96,13 +129,16 @@ class ComparisonResult:
         interval open on one side. ``ci_method`` says how it was computed: the
         bootstrap test's own bootstrap interval (``"bca"``, ``"percentile"`` or
         ``"basic"``), the Student t interval (``"t"``) for every other test. Equal
-        differences give the point interval (mean, mean); a BCa interval that is
-        undefined (the observed mean outside every resampled mean) is (nan, nan).
+        differences give the point interval (mean, mean): [0, 0] when every difference
+        is zero; a BCa interval that is undefined (the observed mean outside every
+        resampled mean) is (nan, nan). A bound beyond the float64 range is +-inf.
     confidence_level : float
     ci_method : str
     effect_size : float
-        Paired Cohen's d (d_z): ``mean(d) / std(d, ddof=1)``; NaN when every difference
-        is zero, +-inf when the differences are equal but not zero.
+        Paired Cohen's d (d_z): ``mean(d) / std(d, ddof=1)``. Defined where that ratio
+        is not: 0 when every difference is zero (no effect; every test then gives
+        p = 1), and +inf or -inf, the sign of the mean, when every difference is the
+        same non-zero number (sd = 0: the limit of the ratio as the spread vanishes).
     n : int
         Paired queries compared.
     n_resamples : int or None
@@ -186,14 +222,21 @@ class MannWhitneyResult:
 # --------------------------------------------------------------------------------------
 
 def _numbers(values, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(values)
-    except ValueError:
-        raise ValueError(f"{name} must be a 1-D sequence of numbers (one value per query)") from None
+    if isinstance(values, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a masked array; pass the values to compare (e.g. "
+                        f"{name}.filled(np.nan) with nan_policy='omit')")
+    arr = as_array(values, name, f"{name} must be a 1-D sequence of numbers (one value per query)")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one value per query), got shape {arr.shape}")
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8 and arr.size and (
+            arr.max() > _EXACT_FLOAT_INT or arr.min() < -_EXACT_FLOAT_INT):
+        # Rounded to float64, neighbouring integers would become equal and their differences 0.
+        i = int(np.flatnonzero((arr > _EXACT_FLOAT_INT) | (arr < -_EXACT_FLOAT_INT))[0])
+        raise ValueError(f"{name} holds the integer {arr[i]} at position {i}, beyond 2**53, which float64 "
+                         "(where the tests compute) cannot hold exactly; pass floats if rounding is "
+                         "acceptable")
     return arr.astype(np.float64)
 
 
@@ -221,14 +264,20 @@ def _per_query(x, name: str, metric):
     if isinstance(x, Mapping):
         return list(x.keys()), _numbers(list(x.values()), name)
     if _is_series(x):
+        if getattr(x.dtype, "kind", "O") in "biuf":  # nullable Int64, Float64, boolean: NA becomes NaN
+            return x.index.tolist(), _numbers(x.to_numpy(dtype=np.float64, na_value=np.nan), name)
         return x.index.tolist(), _numbers(x.to_numpy(), name)
     return None, _numbers(x, name)
 
 
-def _check_metric_applies(metric, *inputs) -> None:
+def _check_metric(metric, *inputs) -> None:
     from .trec import TrecResults
 
-    if metric is not None and not any(isinstance(x, (Results, TrecResults)) for x in inputs):
+    if metric is None:
+        return
+    if not isinstance(metric, str):
+        raise TypeError(f"metric must be a str (a metric name) or None, got {metric!r}")
+    if not any(isinstance(x, (Results, TrecResults)) for x in inputs):
         raise TypeError(f"metric={metric!r} picks a column of Results or TrecResults, and neither input is "
                         "one")
 
@@ -248,6 +297,24 @@ def _canonical_order(ids: list) -> list:
         return sorted(range(len(ids)), key=ids.__getitem__)
     except TypeError:
         return list(range(len(ids)))
+
+
+def _id_kind(q) -> str:
+    if isinstance(q, (bytes, np.bytes_)):
+        return "bytes"
+    if isinstance(q, str):
+        return "text"
+    return "numbers" if isinstance(q, (int, float, np.number)) else type(q).__name__
+
+
+def _id_kinds_hint(systems: list) -> list:
+    """Why inputs share no query, when their ids are of kinds that never compare equal
+    (b"q1" is not "q1", nor "1" the number 1): [a sentence] or []."""
+    kinds = [{_id_kind(q) for q in ids} for _, ids, _ in systems]
+    if not all(len(k) == 1 for k in kinds) or len(set.union(*kinds)) == 1:
+        return []
+    held = ", ".join(f"{next(iter(k))} in {name}" for (name, _, _), k in zip(systems, kinds, strict=True))
+    return [f"the ids are {held}, which never equal each other (b'q1' is not 'q1', '1' is not 1)"]
 
 
 def _align(systems: list, on_missing: str):
@@ -276,8 +343,9 @@ def _align(systems: list, on_missing: str):
             only = [q for q in ids if q not in shared]
             if only:
                 details.append(f"{len(only)} in {name} only (e.g. {', '.join(map(repr, only[:3]))})")
-        raise ValueError(f"the inputs cover different queries: {'; '.join(details)}; pass "
-                         f"on_missing='intersect' to compare the {len(common)} queries they share")
+        if not common:
+            details += _id_kinds_hint(systems)
+        raise _QueriesDiffer("; ".join(details), len(common))
     if not common:
         raise ValueError("the inputs have no query id in common")
     common = [common[i] for i in _canonical_order(common)]
@@ -311,58 +379,126 @@ def _finite_rows(ids, names: list, values: list, nan_policy: str):
     return (None if ids is None else [ids[i] for i in rows]), [v[rows] for v in values]
 
 
-def _scale_digits(scale: float) -> int | None:
-    """Decimals that keep _DIGITS significant digits of ``scale`` (None: leave values alone)."""
-    if not scale > 1e-290:
-        return None
-    return _DIGITS - 1 - math.floor(math.log10(scale))
+def _exponent(*arrays: np.ndarray) -> int:
+    """k with 2**(k-1) <= max |x| < 2**k over the arrays (0 if every value is 0): x / 2**k lies in (-1, 1)."""
+    scale = max((float(np.abs(x).max(initial=0.0)) for x in arrays), default=0.0)
+    return math.frexp(scale)[1]
 
 
-def _snap(values: np.ndarray, scale: float) -> np.ndarray:
-    decimals = _scale_digits(scale)
-    if decimals is None:
-        return values.copy()
-    out = np.round(values, decimals)
+def _scaled(values: np.ndarray, k: int) -> np.ndarray:
+    """``values / 2**k``: exact, but for parts below 2**-1022 of the scale, which rounding drops anyway."""
+    with np.errstate(under="ignore"):
+        return np.ldexp(values, -k)
+
+
+def _unscaled(value: float, k: int) -> float:
+    """``value * 2**k``; +-inf past the float64 range, as IEEE arithmetic rounds it (no warning)."""
+    try:
+        return math.ldexp(value, k)
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def _snap(scaled: np.ndarray) -> np.ndarray:
+    """Values in units of the data's power of two, rounded to _DIGITS decimals (module docstring)."""
+    out = np.round(scaled, _DIGITS)
     out += 0.0  # no negative zeros
     return out
 
 
-def _differences(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    scale = max(float(np.abs(a).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
-    return _snap(a - b, scale)
+def _mean(values: np.ndarray) -> float:
+    """Mean of values of magnitude below 2, kept within [min, max] whatever the rounding."""
+    return float(min(max(np.mean(values), values.min()), values.max()))
+
+
+def _mean_of(values: np.ndarray) -> float:
+    """Mean of any finite values, without overflow (np.mean's digits where it does not overflow)."""
+    k = _exponent(values)
+    return _unscaled(_mean(_scaled(values, k)), k)
+
+
+def _differences(a: np.ndarray, b: np.ndarray, ids, names=("a", "b")):
+    """(d, k): the snapped differences ``a - b`` in units of 2**k, and k.
+
+    Differences beyond the float64 range raise: their mean and resamples could not be returned.
+    """
+    k = _exponent(a, b)
+    d = _scaled(a, k) - _scaled(b, k)  # |d| < 2
+    if k > 0:
+        limit = math.ldexp(_FLOAT_MAX, -k)
+        outside = np.abs(d) > limit
+        if outside.any():
+            i = int(np.flatnonzero(outside)[0])
+            raise ValueError(f"{names[0]} - {names[1]} is beyond the float64 range at {_where(ids, i)} "
+                             f"({float(a[i])!r} - {float(b[i])!r}); the differences must be finite: divide "
+                             "both systems' values by the same power of two (p-values do not change)")
+        return np.clip(_snap(d), -limit, limit), k  # rounding must not leave the range either
+    return _snap(d), k
 
 
 # --------------------------------------------------------------------------------------
 # Argument checks
 # --------------------------------------------------------------------------------------
 
-def _check_int(value, name: str, minimum: int) -> int:
+def _choice(value, name: str, choices) -> str:
+    """``value`` if it is one of the names ``choices``: TypeError for a non-str, ValueError otherwise."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, one of {', '.join(map(repr, choices))}, got {value!r}")
+    if value not in choices and value.lower() in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}; did you "
+                         f"mean {value.lower()!r}?")
+    return check_choice(value, name, choices)
+
+
+def _check_n_resamples(value) -> int:
+    allowed = f"an integer from 1 to 2**30 ({MAX_RESAMPLES:,})"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value!r}")
+        raise TypeError(f"n_resamples must be {allowed}, got {value!r}")
+    if not 1 <= value <= MAX_RESAMPLES:
+        raise ValueError(f"n_resamples must be {allowed}, got {value!r}")
     return int(value)
 
 
 def _check_fraction(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a number in (0, 1), got {value!r}")
-    if not 0 < float(value) < 1:
+    if not 0 < value < 1:  # int or float, compared exactly (NaN fails)
         raise ValueError(f"{name} must be in (0, 1), got {value!r}")
     return float(value)
 
 
+def _check_seed(seed):
+    """The seed as an int, or None: an integer in [0, 2**128)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        hint = ""
+        if isinstance(seed, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
+            hint = " (draw one from a Generator: seed=int(rng.integers(2**63)))"
+        raise TypeError(f"seed must be an integer from 0 to 2**128 - 1 or None, got {seed!r}{hint}")
+    if not 0 <= seed < _SEED_LIMIT:
+        raise ValueError(f"seed must be an integer from 0 to 2**128 - 1 or None, got {seed!r}")
+    return int(seed)
+
+
 def _resolve_seed(seed):
-    """(seed as an int, two 64-bit kernel keys); None draws fresh entropy."""
+    """(seed as an int, two 64-bit kernel keys); None draws fresh entropy (128 bits)."""
+    seed = _check_seed(seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)
-    elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be a non-negative integer or None, got {seed!r}")
-    elif seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-    seed = int(seed)
     key0, key1 = np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64).tolist()
     return seed, key0, key1
+
+
+def _allocate(n_resamples: int) -> np.ndarray:
+    """The distribution's array, with an error naming n_resamples if memory runs out."""
+    try:
+        return np.empty(n_resamples)
+    except MemoryError:
+        size = 8 * n_resamples
+        size = f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{-(-size // 2**20)} MiB"
+        raise MemoryError(f"n_resamples={n_resamples:,} needs {size} for the resampled distribution, which "
+                          "could not be allocated; pass fewer") from None
 
 
 # --------------------------------------------------------------------------------------
@@ -374,7 +510,7 @@ def _over_resamples(task, n_resamples: int, work_per_resample: int, n_threads) -
 
     Through the shared runner (``_parallel.py``): Ctrl-C stops the kernels within milliseconds.
     """
-    threads = effective_n_threads(n_threads)
+    threads = min(effective_n_threads(n_threads), max_threads())
     work = n_resamples * work_per_resample
     threads = min(threads, n_resamples, max(work // _MIN_WORK_PER_THREAD, 1))
     bounds = [0, n_resamples]
@@ -387,7 +523,7 @@ def _over_resamples(task, n_resamples: int, work_per_resample: int, n_threads) -
 def _sign_flip_distribution(d: np.ndarray, exact: bool, n_resamples: int, key0: int, key1: int,
                             n_threads) -> np.ndarray:
     """Signed sums of ``d``: every sign pattern (exact) or ``n_resamples`` random ones."""
-    out = np.empty(n_resamples)
+    out = _allocate(n_resamples)
     table_size = min(-(-d.shape[0] // 8) * 256, _TABLE_DOUBLES)
 
     def task(r_start, r_stop, stop):
@@ -398,7 +534,7 @@ def _sign_flip_distribution(d: np.ndarray, exact: bool, n_resamples: int, key0: 
 
 
 def _bootstrap_distribution(d: np.ndarray, n_resamples: int, key0: int, key1: int, n_threads) -> np.ndarray:
-    out = np.empty(n_resamples)
+    out = _allocate(n_resamples)
 
     def task(r_start, r_stop, stop):
         bootstrap_sums(d, key0, key1, r_start, r_stop, out[r_start:r_stop], stop)
@@ -407,13 +543,33 @@ def _bootstrap_distribution(d: np.ndarray, n_resamples: int, key0: int, key1: in
     return out
 
 
-def _count_extreme(null: np.ndarray, observed: float, tolerance: float, alternative: str) -> int:
-    """Resampled statistics at least as extreme as the observed one, ties within ``tolerance`` included."""
-    if alternative == "greater":
-        return int(np.count_nonzero(null >= observed - tolerance))
-    if alternative == "less":
-        return int(np.count_nonzero(null <= observed + tolerance))
-    return int(np.count_nonzero(np.abs(null) >= abs(observed) - tolerance))
+# Resampled statistics compared at a time: temporaries stay small (cache-sized, reused by the
+# allocator) however large the distribution.
+_CHUNK = 1 << 13
+
+
+def _count_extreme(null: np.ndarray, observed: float, tolerance: float, alternative: str,
+                   centre: float = 0.0) -> int:
+    """Resampled statistics, minus ``centre``, at least as extreme as the observed one, ties within
+    ``tolerance`` included."""
+    count = 0
+    for start in range(0, null.shape[0], _CHUNK):
+        chunk = null[start:start + _CHUNK]
+        if centre:
+            chunk = chunk - centre
+        if alternative == "greater":
+            count += np.count_nonzero(chunk >= observed - tolerance)
+        elif alternative == "less":
+            count += np.count_nonzero(chunk <= observed + tolerance)
+        else:
+            count += np.count_nonzero(np.abs(chunk) >= abs(observed) - tolerance)
+    return int(count)
+
+
+def _means_of_sums(sums: np.ndarray, n: int, low: float, high: float) -> np.ndarray:
+    """``sums / n`` in place, kept within [low, high], the range of a mean of the values summed."""
+    sums /= n
+    return np.clip(sums, low, high, out=sums)
 
 
 def _randomization(d, alternative, n_resamples, seed, n_threads):
@@ -433,38 +589,46 @@ def _randomization(d, alternative, n_resamples, seed, n_threads):
         sums = _sign_flip_distribution(d, False, n_resamples, key0, key1, n_threads)
         count = _count_extreme(sums, observed, tolerance, alternative)
         pvalue, drawn = (count + 1) / (n_resamples + 1), n_resamples
-    return min(pvalue, 1.0), sums / n, drawn, exact, seed
+    top = float(np.abs(d).max())
+    return min(pvalue, 1.0), _means_of_sums(sums, n, -top, top), drawn, exact, seed
+
+
+def _bca_levels(means: np.ndarray, observed: float, centred: np.ndarray, spread: float, alpha: float):
+    """scipy.stats.bootstrap's BCa levels; the jackknife of a mean has the closed form d_i - mean.
+
+    NaN where BCa is undefined (the observed mean outside every resampled mean)."""
+    from scipy.special import ndtr, ndtri
+
+    below = np.count_nonzero(means < observed) + np.count_nonzero(means <= observed)
+    z0 = float(ndtri(below / (2 * means.shape[0])))
+    acceleration = float(np.sum(centred**3)) / (6 * spread**1.5)
+    z = float(ndtri(alpha))
+    with np.errstate(divide="ignore", invalid="ignore"):  # z0 infinite, or a zero denominator: as scipy
+        shift = z0 + np.array([z, -z])
+        return ndtr(z0 + shift / (1 - acceleration * shift)).tolist()
 
 
 def _bootstrap(d, alternative, n_resamples, seed, confidence, ci_method, n_threads):
-    from scipy.special import ndtr, ndtri
-
     n = d.shape[0]
     if n >= 1 << 32:
         raise ValueError(f"the bootstrap draws indices below 2**32; got {n} queries")
     seed, key0, key1 = _resolve_seed(seed)
-    means = _bootstrap_distribution(d, n_resamples, key0, key1, n_threads) / n
-    observed = float(np.mean(d))
+    sums = _bootstrap_distribution(d, n_resamples, key0, key1, n_threads)
+    means = _means_of_sums(sums, n, float(d.min()), float(d.max()))
+    observed = _mean(d)
     # A resampled sum adds n values of magnitude at most max|d|: its rounding error stays
     # below n * eps * max|d| once divided by n.
     tolerance = n * _EPS * float(np.abs(d).max())
-    count = _count_extreme(means - observed, observed, tolerance, alternative)
+    count = _count_extreme(means, observed, tolerance, alternative, centre=observed)
     pvalue = min((count + 1) / (n_resamples + 1), 1.0)
 
     alpha = (1 - confidence) / 2 if alternative == "two-sided" else 1 - confidence
-    centred = d - observed
-    spread = float(np.sum(centred**2))
     if _spread(d) == 0.0:
         low = high = observed
     else:
         if ci_method == "bca":
-            # scipy.stats.bootstrap's BCa; the jackknife of a mean has the closed form d_i - mean.
-            below = np.count_nonzero(means < observed) + np.count_nonzero(means <= observed)
-            below /= 2 * n_resamples
-            z0 = float(ndtri(below))
-            acceleration = float(np.sum(centred**3)) / (6 * spread**1.5)
-            z = float(ndtri(alpha))
-            levels = [float(ndtr(z0 + (z0 + zz) / (1 - acceleration * (z0 + zz)))) for zz in (z, -z)]
+            centred = d - observed
+            levels = _bca_levels(means, observed, centred, float(np.sum(centred**2)), alpha)
         else:
             levels = [alpha, 1 - alpha]
         if any(not np.isfinite(level) for level in levels):
@@ -488,7 +652,7 @@ def _spread(d: np.ndarray) -> float:
 def _t_interval(d: np.ndarray, alternative: str, confidence: float) -> ConfidenceInterval:
     from scipy.stats import t as student
 
-    n, mean = d.shape[0], float(np.mean(d))
+    n, mean = d.shape[0], _mean(d)
     half = 0.0
     sd = _spread(d)
     if sd > 0:
@@ -512,10 +676,10 @@ def _one_sided_certain(mean: float, alternative: str) -> float:
 def _t_test(d, alternative):
     from scipy.stats import ttest_1samp
 
-    mean, sd = float(np.mean(d)), _spread(d)
+    mean, sd = _mean(d), _spread(d)
     if sd == 0.0:
         if mean == 0.0:
-            return float("nan"), 1.0
+            return 0.0, 1.0
         return math.copysign(math.inf, mean), _one_sided_certain(mean, alternative)
     res = ttest_1samp(d, 0.0, alternative=alternative)
     return float(res.statistic), float(res.pvalue)
@@ -540,27 +704,30 @@ def _sign_test(d, alternative):
 
 
 def _effect_size(d: np.ndarray) -> float:
-    mean, sd = float(np.mean(d)), _spread(d)
+    """Paired Cohen's d; 0 when every difference is 0, +-inf when all are the same non-zero number."""
+    mean, sd = _mean(d), _spread(d)
     if sd > 0:
         return mean / sd
-    return float("nan") if mean == 0 else math.copysign(math.inf, mean)
+    return 0.0 if mean == 0 else math.copysign(math.inf, mean)
 
 
-def _paired_test(d, test, alternative, n_resamples, seed, confidence, ci_method, zero_method,
+def _paired_test(d, k, test, alternative, n_resamples, seed, confidence, ci_method, zero_method,
                  n_threads) -> ComparisonResult:
+    """The test on differences ``d`` in units of 2**k (``_differences``); results in the data's units."""
     n = d.shape[0]
     if n < 2:
         raise ValueError(f"a paired comparison needs at least 2 queries, got {n}")
-    mean = float(np.mean(d))
+    mean = _mean(d)
     interval, interval_method = None, "t"
     distribution, drawn, exact, used_seed = None, None, False, None
     if test == "randomization":
         pvalue, distribution, drawn, exact, used_seed = _randomization(d, alternative, n_resamples, seed,
                                                                        n_threads)
-        statistic = mean
+        statistic = _unscaled(mean, k)
     elif test == "bootstrap":
         statistic, pvalue, distribution, interval, used_seed = _bootstrap(
             d, alternative, n_resamples, seed, confidence, ci_method, n_threads)
+        statistic = _unscaled(statistic, k)
         drawn, interval_method = n_resamples, ci_method
     elif test == "t":
         statistic, pvalue = _t_test(d, alternative)
@@ -571,16 +738,26 @@ def _paired_test(d, test, alternative, n_resamples, seed, confidence, ci_method,
         exact = True
     if interval is None:
         interval = _t_interval(d, alternative, confidence)
-    return ComparisonResult(test, alternative, float(statistic), float(pvalue), mean, interval, confidence,
-                            interval_method, _effect_size(d), n, drawn, exact, used_seed, distribution)
+    interval = ConfidenceInterval(*(_unscaled(bound, k) for bound in interval))
+    if distribution is not None:
+        with np.errstate(under="ignore"):  # within the range of the differences: no overflow
+            np.ldexp(distribution, k, out=distribution)
+    return ComparisonResult(test, alternative, float(statistic), float(pvalue), _unscaled(mean, k), interval,
+                            confidence, interval_method, _effect_size(d), n, drawn, exact, used_seed,
+                            distribution)
 
 
-def _check_test_options(test, alternative, n_resamples, confidence, ci_method, zero_method):
-    check_choice(test, "test", TESTS)
-    check_choice(alternative, "alternative", ALTERNATIVES)
-    check_choice(ci_method, "ci_method", CI_METHODS)
-    check_choice(zero_method, "zero_method", ZERO_METHODS)
-    return _check_int(n_resamples, "n_resamples", 1), _check_fraction(confidence, "confidence")
+def _check_test_options(test, alternative, n_resamples, confidence, ci_method, zero_method, seed, n_threads):
+    """Every option of a paired test, checked before any work: (n_resamples, confidence, seed)."""
+    _choice(test, "test", TESTS)
+    _choice(alternative, "alternative", ALTERNATIVES)
+    _choice(ci_method, "ci_method", CI_METHODS)
+    _choice(zero_method, "zero_method", ZERO_METHODS)
+    n_resamples = _check_n_resamples(n_resamples)
+    confidence = _check_fraction(confidence, "confidence")
+    seed = _check_seed(seed)
+    effective_n_threads(n_threads)
+    return n_resamples, confidence, seed
 
 
 # --------------------------------------------------------------------------------------
@@ -619,10 +796,12 @@ def compare(a, b, test="randomization", *, alternative="two-sided", n_resamples=
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: the alternative that a's values exceed b's (mean d > 0).
     n_resamples : int
-        Random sign patterns or bootstrap resamples (default 10,000).
+        Random sign patterns or bootstrap resamples (default 10,000), from 1 to 2**30: the
+        resampled distribution is returned, 8 bytes a resample.
     seed : int, optional
-        Seed of the resamples; None draws fresh entropy, reported as ``result.seed``.
-        The same seed gives the same result on every run and for every ``n_threads``.
+        Seed of the resamples, an integer from 0 to 2**128 - 1; None draws fresh entropy,
+        reported as ``result.seed``. The same seed gives the same result on every run and
+        for every ``n_threads``. Checked for every test, used by the random ones.
     confidence : float
         Level of the confidence interval of the mean difference (default 0.95).
     metric : str, optional
@@ -652,10 +831,15 @@ def compare(a, b, test="randomization", *, alternative="two-sided", n_resamples=
 
     Notes
     -----
-    Differences are rounded to 12 significant digits of the data's scale first (module
-    docstring). Every difference zero (identical systems) gives p = 1 for every test;
-    fewer than 2 queries raise. Smucker, Allan and Carterette (CIKM 2007) recommend the
-    randomization test or the t-test for IR evaluation over Wilcoxon and the sign test.
+    Differences are rounded to 12 significant digits of the data's scale first, and every
+    computation runs in units of a power of two of that scale, so that no finite input
+    overflows (module docstring); differences beyond the float64 range (|a - b| > 1.8e308)
+    raise. Every difference zero (identical systems) gives p = 1 for every test, effect
+    size 0, statistic 0 (t, Wilcoxon, sign) and the interval [0, 0]. Every difference the
+    same non-zero number gives an effect size of +-inf (sd = 0) and for the t-test a
+    statistic of +-inf with p = 0 (two-sided). Fewer than 2 queries raise. Smucker, Allan
+    and Carterette (CIKM 2007) recommend the randomization test or the t-test for IR
+    evaluation over Wilcoxon and the sign test.
 
     Examples
     --------
@@ -678,17 +862,18 @@ def compare(a, b, test="randomization", *, alternative="two-sided", n_resamples=
     >>> rw.compare(res_a, res_b).mean_difference
     0.16666666666666666
     """
-    n_resamples, confidence = _check_test_options(test, alternative, n_resamples, confidence, ci_method,
-                                                  zero_method)
-    check_choice(on_missing, "on_missing", _ON_MISSING)
-    check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
-    _check_metric_applies(metric, a, b)
+    n_resamples, confidence, seed = _check_test_options(test, alternative, n_resamples, confidence, ci_method,
+                                                        zero_method, seed, n_threads)
+    _choice(on_missing, "on_missing", _ON_MISSING)
+    _choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    _check_metric(metric, a, b)
     id_a, values_a = _per_query(a, "a", metric)
     id_b, values_b = _per_query(b, "b", metric)
     ids, (values_a, values_b) = _align([("a", id_a, values_a), ("b", id_b, values_b)], on_missing)
     ids, (values_a, values_b) = _finite_rows(ids, ["a", "b"], [values_a, values_b], nan_policy)
-    return _paired_test(_differences(values_a, values_b), test, alternative, n_resamples, seed, confidence,
-                        ci_method, zero_method, n_threads)
+    d, k = _differences(values_a, values_b, ids)
+    return _paired_test(d, k, test, alternative, n_resamples, seed, confidence, ci_method, zero_method,
+                        n_threads)
 
 
 def mann_whitney(a, b, *, alternative="two-sided", metric=None, nan_policy="raise") -> MannWhitneyResult:
@@ -732,9 +917,9 @@ def mann_whitney(a, b, *, alternative="two-sided", metric=None, nan_policy="rais
     """
     from scipy.stats import mannwhitneyu
 
-    check_choice(alternative, "alternative", ALTERNATIVES)
-    check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
-    _check_metric_applies(metric, a, b)
+    _choice(alternative, "alternative", ALTERNATIVES)
+    _choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    _check_metric(metric, a, b)
     samples = []
     for name, x in (("a", a), ("b", b)):
         ids, values = _per_query(x, name, metric)
@@ -742,12 +927,33 @@ def mann_whitney(a, b, *, alternative="two-sided", metric=None, nan_policy="rais
         if values.shape[0] == 0:
             raise ValueError(f"{name} is empty; the Mann-Whitney test needs at least one value per sample")
         samples.append(values)
-    scale = max(float(np.abs(s).max()) for s in samples)
-    x, y = (_snap(s, scale) for s in samples)
+    k = _exponent(*samples)
+    x, y = (_snap(_scaled(s, k)) for s in samples)  # ranks do not depend on the unit
     res = mannwhitneyu(x, y, alternative=alternative, method="auto")
     u = float(res.statistic)
     n_a, n_b = x.shape[0], y.shape[0]
     return MannWhitneyResult(u, float(res.pvalue), 2 * u / (n_a * n_b) - 1, n_a, n_b, alternative)
+
+
+def _pvalues(pvalues) -> np.ndarray:
+    """The p-values of ``correct`` as a float64 copy: numbers in [0, 1], any shape."""
+    allowed = "an array-like of numbers in [0, 1] (one family of p-values)"
+    if pvalues is None or isinstance(pvalues, (str, bytes)):
+        raise TypeError(f"pvalues must be {allowed}, got {pvalues!r}")
+    p = as_array(pvalues, "pvalues", f"pvalues must be {allowed}, of one shape", wide="float")
+    if p.dtype.kind not in "iuf":
+        raise TypeError(f"pvalues must be {allowed}, got dtype {p.dtype}")
+    p = p.astype(np.float64)  # a copy
+    flat = p.ravel()
+    bad = np.flatnonzero(~((flat >= 0) & (flat <= 1)))
+    if bad.size:
+        i = int(bad[0])
+        where = (f"position {i}" if p.ndim <= 1
+                 else f"index {tuple(int(j) for j in np.unravel_index(i, p.shape))}")
+        if np.isnan(flat[i]):
+            raise ValueError(f"pvalues has NaN at {where}; leave undefined comparisons out of the family")
+        raise ValueError(f"pvalues must lie in [0, 1], got {float(flat[i])!r} at {where}")
+    return p
 
 
 def correct(pvalues, method="holm") -> np.ndarray:
@@ -756,8 +962,10 @@ def correct(pvalues, method="holm") -> np.ndarray:
     Parameters
     ----------
     pvalues : array-like of float in [0, 1]
-        One family of p-values (any shape; every entry belongs to the family). NaN
-        raises: leave undefined comparisons out of the family.
+        One family of p-values (any shape, a scalar a family of one; every entry belongs
+        to the family; an empty family gives an empty array). NaN raises: leave undefined
+        comparisons out of the family. Values that are not numbers (None, str, bool, an
+        object array) raise TypeError.
     method : {"holm", "bonferroni", "bh", "by"}
         Family-wise error rate: ``"bonferroni"`` (min(1, m p)) and ``"holm"`` (step-down,
         as ``statsmodels.stats.multitest.multipletests``). False discovery rate:
@@ -779,19 +987,9 @@ def correct(pvalues, method="holm") -> np.ndarray:
     >>> rw.correct(p, "bh")
     array([0.025, 0.05 , 0.05 , 0.025, 0.2  ])
     """
-    check_choice(method, "method", CORRECTIONS)
-    try:
-        p = np.array(pvalues, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("pvalues must be numbers in [0, 1]") from None
+    _choice(method, "method", CORRECTIONS)
+    p = _pvalues(pvalues)
     flat = p.ravel()
-    if np.isnan(flat).any():
-        position = int(np.flatnonzero(np.isnan(flat))[0])
-        raise ValueError(f"pvalues has NaN at position {position}; leave undefined comparisons out of the "
-                         "family")
-    if ((flat < 0) | (flat > 1)).any():
-        bad = float(flat[(flat < 0) | (flat > 1)][0])
-        raise ValueError(f"pvalues must lie in [0, 1], got {bad!r}")
     m = flat.shape[0]
     if m == 0:
         return p
@@ -863,6 +1061,19 @@ def _letters(count: int) -> list:
             label = chr(ord("a") + rest) + label
         out.append(label)
     return out
+
+
+def _cell(value: float, decimals: int, sign: bool = False) -> str:
+    """A number of a report: ``decimals`` decimals; nan and +-inf spelled out; scientific notation
+    where fixed point would print more than 6 digits before the point or a non-zero value as 0."""
+    plus = "+" if sign else ""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return f"{plus}inf" if value > 0 else "-inf"
+    if value != 0 and not 0.5 * 10.0**-decimals <= abs(value) < 1e6:
+        return f"{value:{plus}.{max(decimals - 1, 1)}e}"
+    return f"{value:{plus}.{decimals}f}"
 
 
 def _table(rows: list, right: set) -> list:
@@ -962,7 +1173,7 @@ class ComparisonReport:
         rows = [["system", *self.metrics]]
         for s in self.systems:
             rows.append([self._system_label(s),
-                         *(f"{self.means[m][s]:.4f}{mark(marks[m, s])}" for m in self.metrics)])
+                         *(f"{_cell(self.means[m][s], 4)}{mark(marks[m, s])}" for m in self.metrics)])
         return rows
 
     def _detail_rows(self) -> list:
@@ -973,10 +1184,22 @@ class ComparisonReport:
         for c in self.comparisons:
             r = c.result
             low, high = r.confidence_interval
-            rows.append([f"{c.system} vs {c.other}", c.metric, f"{r.mean_difference:+.4f}",
-                         f"[{low:+.4f}, {high:+.4f}]", f"{r.effect_size:+.2f}", f"{r.pvalue:.4f}",
-                         f"{c.p_adjusted:.4f}", f"{c.wins}/{c.ties}/{c.losses}"])
+            rows.append([f"{c.system} vs {c.other}", c.metric, _cell(r.mean_difference, 4, sign=True),
+                         f"[{_cell(low, 4, sign=True)}, {_cell(high, 4, sign=True)}]",
+                         _cell(r.effect_size, 2, sign=True), _cell(r.pvalue, 4), _cell(c.p_adjusted, 4),
+                         f"{c.wins}/{c.ties}/{c.losses}"])
         return rows
+
+    def _notes(self) -> list:
+        """What the degenerate comparisons' numbers mean, when the report has any."""
+        notes = ["W/T/L: queries where the first system scores higher / the same / lower"]
+        if any(c.ties == c.result.n for c in self.comparisons):
+            notes.append("effect size 0, p = 1: the two systems score the same on every query (every "
+                         "difference is 0)")
+        if any(math.isinf(c.result.effect_size) for c in self.comparisons):
+            notes.append("effect size +-inf: the difference is the same non-zero number on every query "
+                         "(its sd is 0)")
+        return notes
 
     # -- layouts -------------------------------------------------------------------------
 
@@ -988,7 +1211,7 @@ class ComparisonReport:
         lines += _table(means, set(range(1, len(means[0]))))
         lines += [self._legend(), ""]
         lines += _table(self._detail_rows(), {2, 4, 5, 6})
-        lines.append("W/T/L: queries where the first system scores higher / the same / lower")
+        lines += self._notes()
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -1010,7 +1233,8 @@ class ComparisonReport:
         lines += table(means, set(range(1, len(means[0]))))
         lines += ["", legend, ""]
         lines += table(self._detail_rows(), {2, 4, 5, 6})
-        lines += ["", "W/T/L: queries where the first system scores higher / the same / lower"]
+        for note in self._notes():
+            lines += ["", note]
         return "\n".join(lines)
 
     def to_latex(self) -> str:
@@ -1024,7 +1248,7 @@ class ComparisonReport:
             cells = [_latex(self._system_label(s))]
             for m in self.metrics:
                 mark = marks[m, s]
-                cells.append(f"{self.means[m][s]:.4f}" + (f"$^{{{mark}}}$" if mark else ""))
+                cells.append(_cell(self.means[m][s], 4) + (f"$^{{{mark}}}$" if mark else ""))
             lines.append(" & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}"]
         return "\n".join(lines)
@@ -1052,12 +1276,15 @@ class ComparisonReport:
         return pd.DataFrame(self._records())
 
 
-def _systems(runs) -> list:
-    """[(name, system)] from a dict, or a sequence of named Runs / TrecResults."""
-    from .trec import Run, TrecResults
+def _systems(runs, qrels) -> list:
+    """[(name, system)] from a dict, or a sequence of named Runs / TrecResults; checked before any work."""
+    from .trec import Qrels, Run, TrecResults
 
     if isinstance(runs, Mapping):
-        items = [(str(name), system) for name, system in runs.items()]
+        items = list(runs.items())
+        for name, _ in items:
+            if not isinstance(name, str):
+                raise TypeError(f"runs: system names (the dict's keys) must be str, got {name!r}")
     elif isinstance(runs, (list, tuple)):
         items = []
         for system in runs:
@@ -1071,28 +1298,55 @@ def _systems(runs) -> list:
     else:
         raise TypeError("runs must be a dict name -> Results/Run, or a list of Runs, got "
                         f"{type(runs).__name__}")
+    for name, system in items:
+        if not isinstance(system, (Results, TrecResults, Run)):
+            raise TypeError(f"system {name!r} must be Results, TrecResults or a Run, got "
+                            f"{type(system).__name__}")
     names = [name for name, _ in items]
     if len(set(names)) != len(names):
         raise ValueError(f"system names must be unique, got {names}")
     if len(items) < 2:
         raise ValueError(f"compare_systems needs at least 2 systems, got {len(items)}")
+    if qrels is not None and not isinstance(qrels, Qrels):
+        raise TypeError(f"qrels must be a Qrels (to evaluate Runs) or None, got {type(qrels).__name__}")
+    for name, system in items:
+        if isinstance(system, Run) and qrels is None:
+            raise TypeError(f"system {name!r} is a Run: pass qrels (a Qrels) to evaluate it")
     return items
+
+
+def _check_metrics(metrics):
+    """None (the default measures), or the metric names as a non-empty list of distinct str."""
+    if metrics is None:
+        return None
+    if isinstance(metrics, str):
+        return [metrics]
+    if not isinstance(metrics, (list, tuple, np.ndarray)):
+        raise TypeError(f"metrics must be a str, a list of str or None (the default), got "
+                        f"{type(metrics).__name__}")
+    metrics = list(np.asarray(metrics).ravel()) if isinstance(metrics, np.ndarray) else list(metrics)
+    for i, metric in enumerate(metrics):
+        if not isinstance(metric, str):
+            raise TypeError(f"metrics must hold str (metric names), got {metric!r} at position {i}")
+    if not metrics:
+        raise ValueError("metrics must name at least one metric, got none; pass None for the default")
+    seen = set()
+    for metric in metrics:
+        if metric in seen:
+            raise ValueError(f"metrics has {metric!r} twice")
+        seen.add(metric)
+    return [str(metric) for metric in metrics]
 
 
 def _evaluated(items, qrels, metrics, complete, n_threads):
     """Every system as Results / TrecResults, and the metric names to compare."""
-    from .trec import Qrels, Run, TrecResults, trec_eval
+    from .trec import Run, trec_eval
 
     out = []
     for name, system in items:
         if isinstance(system, Run):
-            if not isinstance(qrels, Qrels):
-                raise TypeError(f"system {name!r} is a Run: pass qrels (a Qrels) to evaluate it")
             system = trec_eval(qrels, system, list(metrics or TREC_MEASURES), complete=complete,
                                n_threads=n_threads)
-        elif not isinstance(system, (Results, TrecResults)):
-            raise TypeError(f"system {name!r} must be Results, TrecResults or a Run, got "
-                            f"{type(system).__name__}")
         out.append((name, system))
     evaluated_runs = [system for (_, system), (_, given) in zip(out, items, strict=True)
                       if isinstance(given, Run)]
@@ -1104,7 +1358,24 @@ def _evaluated(items, qrels, metrics, complete, n_threads):
         names = list(metrics)
     if not names:
         raise ValueError("no metric to compare")
+    columns = {}
+    for name in names:  # aliases of one metric ("MAP" and "AP") would compare it twice
+        try:
+            column = out[0][1]._column(name)
+        except KeyError:
+            continue  # reported when its values are read, naming the system
+        if column in columns:
+            raise ValueError(f"metrics {columns[column]!r} and {name!r} name the same metric")
+        columns[column] = name
     return out, names
+
+
+def _check_kept(n_resamples: int, comparisons: int) -> None:
+    """The report keeps every comparison's distribution: at most MAX_RESAMPLES values in all."""
+    if n_resamples * comparisons > MAX_RESAMPLES:
+        raise ValueError(f"n_resamples={n_resamples:,} for {comparisons:,} comparisons keeps "
+                         f"{n_resamples * comparisons:,} resampled means in the report, more than 2**30; "
+                         f"pass n_resamples <= {MAX_RESAMPLES // comparisons:,}")
 
 
 def compare_systems(runs, qrels=None, metrics=None, *, baseline=None, test="randomization", correction="holm",
@@ -1116,15 +1387,17 @@ def compare_systems(runs, qrels=None, metrics=None, *, baseline=None, test="rand
     Parameters
     ----------
     runs : dict or list
-        ``{name: system}`` where a system is ``Results`` (from :func:`rankwise.evaluate`),
-        ``TrecResults`` or a ``Run`` (evaluated against ``qrels`` with
-        :func:`rankwise.trec_eval`); or a list of Runs / TrecResults named by their run id.
+        ``{name: system}`` (str names) where a system is ``Results`` (from
+        :func:`rankwise.evaluate`), ``TrecResults`` or a ``Run`` (evaluated against
+        ``qrels`` with :func:`rankwise.trec_eval`); or a list of Runs / TrecResults named
+        by their run id.
     qrels : Qrels, optional
         Needed for Runs.
-    metrics : list of str, optional
-        For Runs, trec_eval measures (``"map"``, ``"ndcg_cut.10"``, ``"P.10"``; default
-        map, recip_rank, P.10 and ndcg_cut.10), compared under trec_eval's printed names
-        (``P_10``). For Results, their metric names (default: every metric of the first).
+    metrics : str or list of str, optional
+        For Runs, trec_eval measures (``"map"``, ``"ndcg_cut.10"``, ``"P.10"``; None, the
+        default: map, recip_rank, P.10 and ndcg_cut.10), compared under trec_eval's printed
+        names (``P_10``). For Results, their metric names (None: every metric of the
+        first). An empty list, or a name given twice, raises.
     baseline : str, optional
         Compare every other system against this one; None compares every pair.
     test : str
@@ -1138,7 +1411,9 @@ def compare_systems(runs, qrels=None, metrics=None, *, baseline=None, test="rand
         (k - 1 against a baseline, k (k - 1) / 2 for all pairs), ``"all"`` every
         comparison of the report.
     alternative, n_resamples, seed, confidence, nan_policy, n_threads
-        As in :func:`compare`; every comparison uses the same seed.
+        As in :func:`compare`; every comparison uses the same seed. The report keeps every
+        comparison's resampled distribution: n_resamples times the comparisons is at most
+        2**30.
     on_missing : {"error", "intersect"}
         Systems covering different queries raise, or with ``"intersect"`` are all
         compared on the queries they share.
@@ -1163,28 +1438,36 @@ def compare_systems(runs, qrels=None, metrics=None, *, baseline=None, test="rand
     >>> c.result.pvalue, (c.wins, c.ties, c.losses)
     (0.25, (3, 1, 0))
     """
-    n_resamples, confidence = _check_test_options(test, alternative, n_resamples, confidence, "bca", "wilcox")
+    n_resamples, confidence, seed = _check_test_options(test, alternative, n_resamples, confidence, "bca",
+                                                        "wilcox", seed, n_threads)
     if correction is not None:
-        check_choice(correction, "correction", CORRECTIONS)
-    check_choice(family, "family", _FAMILIES)
-    check_choice(on_missing, "on_missing", _ON_MISSING)
-    check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+        _choice(correction, "correction", CORRECTIONS)
+    _choice(family, "family", _FAMILIES)
+    _choice(on_missing, "on_missing", _ON_MISSING)
+    _choice(nan_policy, "nan_policy", _NAN_POLICIES)
     alpha = _check_fraction(alpha, "alpha")
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    items = _systems(runs)
+    if not isinstance(complete, (bool, np.bool_)):
+        raise TypeError(f"complete must be True or False, got {complete!r}")
+    metrics = _check_metrics(metrics)
+    items = _systems(runs, qrels)
     names = [name for name, _ in items]
-    if baseline is not None and baseline not in names:
-        raise ValueError(f"baseline {baseline!r} is not one of the systems ({', '.join(names)})")
-    systems, metrics = _evaluated(items, qrels, metrics, bool(complete), n_threads)
-    if test in ("randomization", "bootstrap"):
-        seed, _, _ = _resolve_seed(seed)
-    else:
-        seed = None
     if baseline is not None:
+        if not isinstance(baseline, str):
+            raise TypeError(f"baseline must be a system name (a str) or None, got {baseline!r}")
+        if baseline not in names:
+            raise ValueError(f"baseline {baseline!r} is not one of the systems ({', '.join(names)})")
         pairs = [(s, baseline) for s in names if s != baseline]
     else:
         pairs = [(s, t) for i, s in enumerate(names) for t in names[i + 1:]]
+    resampled = test in ("randomization", "bootstrap")
+    if resampled:
+        _check_kept(n_resamples, len(pairs) * len(metrics or [None]))
+    systems, metrics = _evaluated(items, qrels, metrics, bool(complete), n_threads)
+    if resampled:
+        _check_kept(n_resamples, len(pairs) * len(metrics))
+        seed, _, _ = _resolve_seed(seed)
+    else:
+        seed = None
 
     means, n_queries, rows = {}, {}, []
     for metric in metrics:
@@ -1195,11 +1478,12 @@ def compare_systems(runs, qrels=None, metrics=None, *, baseline=None, test="rand
             raise ValueError(f"{metric}: a paired comparison needs at least 2 queries, got "
                              f"{values[0].shape[0]}")
         column = dict(zip(names, values, strict=True))
-        means[metric] = {name: float(np.mean(column[name])) for name in names}
+        means[metric] = {name: _mean_of(column[name]) for name in names}
         n_queries[metric] = int(values[0].shape[0])
         for system, other in pairs:
-            d = _differences(column[system], column[other])
-            result = _paired_test(d, test, alternative, n_resamples, seed, confidence, "bca", "wilcox",
+            d, k = _differences(column[system], column[other], ids,
+                                (f"system {system!r}", f"system {other!r}"))
+            result = _paired_test(d, k, test, alternative, n_resamples, seed, confidence, "bca", "wilcox",
                                   n_threads)
             wins, ties = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d == 0))
             rows.append([metric, system, other, result, wins, ties, d.shape[0] - wins - ties])

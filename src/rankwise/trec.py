@@ -15,6 +15,7 @@ both are evaluated (trec_eval 9.x's behaviour; trec_eval 10.0 aborts instead).
 """
 from __future__ import annotations
 
+import math
 import os
 from functools import partial
 
@@ -33,7 +34,16 @@ from ._kernels._trec import (
 )
 from ._parallel import effective_n_threads, run_alone, run_over_queries
 from ._trec_ids import IdColumns, as_ids, byte_order, canonical_ints, id_columns
-from ._trec_io import StringTable, TrecColumns, read_qrels, read_run, write_qrels, write_run
+from ._trec_io import (
+    StringTable,
+    TrecColumns,
+    check_ids,
+    read_qrels,
+    read_run,
+    source_name,
+    write_qrels,
+    write_run,
+)
 from ._trec_names import TrecSpec, parse_trec_measures
 from ._validation import check_choice, check_level
 
@@ -47,14 +57,51 @@ _GEOMETRIC = {"gm_map", "gm_bpref"}
 _SUMMARY_ONLY = {"runid", "num_q"} | _GEOMETRIC
 # Not means of quantities linear in the ranking: no closed-form expectation over ties.
 _NO_EXPECTATION = {"bpref", "gm_bpref", "infAP", "iprec_at_recall", "11pt_avg", "gm_map"}
+# No depth or cutoff (trec_eval's MAXLONG).
+_NO_CUTOFF = 2**63 - 1
 
 
-def _columns_from_pairs(queries, docs, values, what: str) -> TrecColumns:
+def _columns_from_pairs(queries, docs, values, what: str, context: str) -> TrecColumns:
     query_table, query_codes = StringTable.from_strings(queries)
     doc_table, doc_codes = StringTable.from_strings(docs)
+    check_ids(query_table, query_codes, "query id", context)
+    check_ids(doc_table, doc_codes, "document id", context)
     _check_values(values, what, lambda i: (queries[i], docs[i]))
     return TrecColumns(query_table, query_codes, doc_table, doc_codes, values,
                        np.arange(1, values.shape[0] + 1, dtype=np.int64), None)
+
+
+_ID_RULE = "ids must be str, bytes (decoded as UTF-8) or integers (their decimal text)"
+
+
+def _id_text(value, where: str) -> str:
+    """One id as text: a str as it is, bytes decoded as UTF-8, an integer as its decimal text."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{where} is {value!r}, which is not valid UTF-8 (bytes ids are decoded as "
+                             "UTF-8)") from None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if (value is None or type(value).__name__ in ("NAType", "NaTType")
+            or (isinstance(value, (float, np.floating)) and np.isnan(value))):
+        raise TypeError(f"{where} is missing ({value if value is None else str(value)}); every row needs an "
+                        f"id: {_ID_RULE}")
+    if isinstance(value, (float, np.floating)):
+        raise TypeError(f"{where} is the float {float(value)!r}; {_ID_RULE}, not floats: it would be the "
+                        f"text {str(float(value))!r} (convert integral floats with astype(int), or pass "
+                        "strings)")
+    raise TypeError(f"{where} is {value!r} of type {type(value).__name__}; {_ID_RULE}")
+
+
+def _ids_text(items: list, where: str) -> tuple[list, bool]:
+    """``items`` as str ids (:func:`_id_text`; ``where`` formats a row index), and whether any was not."""
+    if all(type(v) is str for v in items):
+        return items, False
+    return [v if type(v) is str else _id_text(v, where.format(i)) for i, v in enumerate(items)], True
 
 
 def _check_values(values: np.ndarray, what: str, ids) -> None:
@@ -83,26 +130,37 @@ def _check_unique_pairs(c: TrecColumns, what: str) -> None:
 
 
 def _from_dict(mapping, what: str) -> TrecColumns:
+    context = f"{what}.from_dict"
     if not isinstance(mapping, dict):
-        raise TypeError(f"{what}.from_dict takes {{query_id: {{doc_id: value}}}}, "
-                        f"got {type(mapping).__name__}")
+        raise TypeError(f"{context} takes {{query_id: {{doc_id: value}}}}, got {type(mapping).__name__}")
     queries, docs, values = [], [], []
+    converted = False
     for query, judged in mapping.items():
         if not isinstance(judged, dict):
-            raise TypeError(f"{what}.from_dict: the value for query {query!r} must be a dict "
+            raise TypeError(f"{context}: the value for query {query!r} must be a dict "
                             f"{{doc_id: value}}, got {type(judged).__name__}")
-        queries.extend([str(query)] * len(judged))
-        docs.extend(map(str, judged))
+        if type(query) is not str:
+            query, converted = _id_text(query, f"{context}: a query id"), True
+        keys, changed = _ids_text(list(judged), f"{context}: a document id of query {query!r}")
+        converted |= changed
+        queries.extend([query] * len(judged))
+        docs.extend(keys)
         values.extend(judged.values())
     try:
         numbers = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"{what}.from_dict: values must be numbers") from None
-    return _columns_from_pairs(queries, docs, numbers, what)
+        raise TypeError(f"{context}: values must be numbers") from None
+    columns = _columns_from_pairs(queries, docs, numbers, what, context)
+    if converted:
+        # Keys that differ as objects can be the same id as text (1 and "1", b"d" and "d").
+        _check_unique_pairs(columns, what)
+    return columns
 
 
-def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: bool = False, n_threads=None):
-    queries, docs = as_ids(query_ids, "query_ids", copy), as_ids(doc_ids, "doc_ids", copy)
+def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: bool = False, n_threads=None,
+                 names=("query_ids", "doc_ids"), where=("query_ids[{}]", "doc_ids[{}]"),
+                 context: str = "from_arrays"):
+    queries, docs = as_ids(query_ids, names[0], copy), as_ids(doc_ids, names[1], copy)
     numbers = np.asarray(values)
     if numbers.ndim != 1 or numbers.dtype.kind not in "biuf":
         raise TypeError(f"{value_name} must be a 1-D array of numbers, got {numbers.dtype} of shape "
@@ -111,15 +169,23 @@ def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: b
     for name, ids in (("query_ids", query_ids), ("doc_ids", doc_ids)):
         if len(ids) != n:
             raise ValueError(f"{name} has {len(ids)} rows but {value_name} has {n}")
-    numbers = np.array(numbers, dtype=np.float64) if copy else np.ascontiguousarray(numbers, dtype=np.float64)
     if queries is None or docs is None:
-        text = [np.asarray(ids) for ids in (query_ids, doc_ids)]
-        text = [[v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in ids.tolist()] for ids in text]
-        parsed = _columns_from_pairs(text[0], text[1], numbers, what)
+        numbers = _as_float64(numbers, copy)
+        context = f"{what}.{context}"
+        text = [_ids_text(np.asarray(ids).tolist(), f"{context}: {label}")[0]
+                for ids, label in zip((query_ids, doc_ids), where, strict=True)]
+        parsed = _columns_from_pairs(text[0], text[1], numbers, what, context)
         _check_unique_pairs(parsed, what)
         return parsed
     _check_values(numbers, what, lambda i: (int(queries[i]), int(docs[i])))
-    return id_columns(queries, docs, numbers, what, effective_n_threads(n_threads))
+    columns = id_columns(queries, docs, numbers, what, effective_n_threads(n_threads))
+    # Converted once the grouping's scratch is freed (integer relevance needs a float64 copy).
+    columns.values = _as_float64(numbers, copy)
+    return columns
+
+
+def _as_float64(numbers: np.ndarray, copy: bool) -> np.ndarray:
+    return np.array(numbers, dtype=np.float64) if copy else np.ascontiguousarray(numbers, dtype=np.float64)
 
 
 def _from_pandas(frame, columns: dict, what: str, value_name: str):
@@ -128,7 +194,9 @@ def _from_pandas(frame, columns: dict, what: str, value_name: str):
         raise ValueError(f"{what}.from_pandas: the DataFrame has no column {missing[0]!r} "
                          f"(columns: {list(frame.columns)})")
     query, doc, value = (frame[name].to_numpy() for name in columns.values())
-    return _from_arrays(query, doc, value, what, value_name)
+    names = tuple(f"{what}.from_pandas: column {columns[key]!r}" for key in ("query", "doc"))
+    where = tuple(f"column {columns[key]!r}, row {{}}," for key in ("query", "doc"))
+    return _from_arrays(query, doc, value, what, value_name, names=names, where=where, context="from_pandas")
 
 
 class _Side:
@@ -139,9 +207,10 @@ class _Side:
     """
 
     def __init__(self, columns):
+        values = columns.values
         if isinstance(columns, IdColumns):
-            self.queries, self.indptr, order = columns.queries, columns.indptr, columns.order
-            docs, self.doc_table = columns.doc_ids, None
+            self.queries, self.indptr, order = columns.queries, columns.indptr, None
+            (docs, values), self.doc_table = columns.grouped(), None
         else:
             codes, n_queries = columns.query_codes, len(columns.queries)
             self.queries, docs, self.doc_table = columns.queries, columns.doc_codes, columns.docs
@@ -150,7 +219,7 @@ class _Side:
             # Codes number queries in first-seen order, so grouped rows never decrease.
             order = None if bool(np.all(codes[1:] >= codes[:-1])) else np.argsort(codes, kind="stable")
         self.docs = docs if order is None else docs[order]
-        self.values = columns.values if order is None else columns.values[order]
+        self.values = values if order is None else values[order]
         self._docno_descending = None
 
     @property
@@ -264,17 +333,34 @@ class Qrels(_TrecData):
 
     @classmethod
     def read(cls, path) -> Qrels:
-        """Read a TREC qrels file (``.gz`` is decompressed); errors name the file and line."""
+        """Read a TREC qrels file; errors name the file and line.
+
+        ``path`` is a path, ``"-"`` for standard input, or a binary file object; gzip data
+        is decompressed (see :func:`rankwise._trec_io.read_run` for the details and errors).
+        """
         return cls(read_qrels(path))
 
     @classmethod
     def from_dict(cls, qrels: dict) -> Qrels:
-        """From ``{query_id: {doc_id: relevance}}`` (ids are converted with ``str``)."""
+        """From ``{query_id: {doc_id: relevance}}``.
+
+        Ids become text as a TREC file holds them: a ``str`` as it is, ``bytes`` decoded
+        as UTF-8 (ValueError naming the id if they are not UTF-8), an integer as its
+        decimal text. Any other key is a TypeError: a float (``1.0`` would become the
+        text ``"1.0"``, which matches no file's ``1``), None, NaN, a bool. So is an id a
+        TREC file cannot hold (ValueError): an empty one, one with whitespace or NUL, a
+        query id starting with ``#``. Two keys that are the same text (``1`` and
+        ``"1"``) are the same id: twice in one query, a repeated document (ValueError).
+        """
         return cls(_from_dict(qrels, "Qrels"))
 
     @classmethod
     def from_pandas(cls, frame, query="query_id", doc="doc_id", relevance="relevance") -> Qrels:
-        """From a DataFrame with one row per judgement (integer id columns stay integers)."""
+        """From a DataFrame with one row per judgement, as :meth:`from_arrays` takes its columns.
+
+        Integer id columns stay integers; other columns hold ids as :meth:`from_dict`
+        takes them (a missing id, NaN or None, is a TypeError naming the column and row).
+        """
         return cls(_from_pandas(frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels",
                                 "relevance"))
 
@@ -284,7 +370,8 @@ class Qrels(_TrecData):
 
         Integer ids stay integers (no strings are made, so millions of rows load in
         milliseconds); they behave exactly as their decimal text would in a qrels file.
-        String or object arrays are interned as :meth:`from_dict` does. Without
+        String, bytes and object arrays hold ids as :meth:`from_dict` takes them (str,
+        UTF-8 bytes, integers; errors name the array and row) and are interned. Without
         ``copy``, integer (int64) and float64 arrays are used in place: do not modify
         them afterwards. ``n_threads`` (None: all CPUs) share the check for repeated
         documents.
@@ -329,22 +416,28 @@ class Run(_TrecData):
 
     @classmethod
     def read(cls, path, name: str | None = None) -> Run:
-        """Read a TREC run file (``.gz`` is decompressed); the name defaults to its runid."""
+        """Read a TREC run file; the name defaults to its runid.
+
+        ``path`` is a path, ``"-"`` for standard input, or a binary file object (pipes and
+        FIFOs work); gzip data is decompressed as it is read. Errors name the file (and
+        line): ValueError for its content, OSError if it cannot be read or changes while
+        it is read.
+        """
         columns = read_run(path)
         if np.isnan(columns.values).any():
             i = int(np.flatnonzero(np.isnan(columns.values))[0])
-            raise ValueError(f"{os.fspath(path)}, line {columns.lines[i]}: the score is NaN; it has no place "
-                             "in a ranking")
+            raise ValueError(f"{source_name(path)}, line {columns.lines[i]}: the score is NaN; it has no "
+                             "place in a ranking")
         return cls(columns, name)
 
     @classmethod
     def from_dict(cls, run: dict, name: str | None = None) -> Run:
-        """From ``{query_id: {doc_id: score}}``."""
+        """From ``{query_id: {doc_id: score}}``; ids as :meth:`Qrels.from_dict` takes them."""
         return cls(_from_dict(run, "Run"), name)
 
     @classmethod
     def from_pandas(cls, frame, query="query_id", doc="doc_id", score="score", name=None) -> Run:
-        """From a DataFrame with one row per retrieved document (integer id columns stay integers)."""
+        """From a DataFrame with one row per retrieved document; columns as :meth:`Qrels.from_pandas`."""
         return cls(_from_pandas(frame, {"query": query, "doc": doc, "score": score}, "Run", "scores"), name)
 
     @classmethod
@@ -355,9 +448,9 @@ class Run(_TrecData):
         decimal text would in a run file, so tied scores are ordered by that text,
         descending, as trec_eval orders them. Rows grouped by query (each query's rows
         contiguous) are used as they are; otherwise they are grouped once, stably.
-        String or object arrays are interned as :meth:`from_dict` does. Without
-        ``copy``, int64 and float64 arrays are used in place: do not modify them
-        afterwards. ``n_threads`` (None: all CPUs) share the check for repeated
+        String, bytes and object arrays hold ids as :meth:`Qrels.from_dict` takes them
+        and are interned. Without ``copy``, int64 and float64 arrays are used in place: do
+        not modify them afterwards. ``n_threads`` (None: all CPUs) share the check for repeated
         documents.
 
         Examples
@@ -438,8 +531,11 @@ class TrecResults:
         if not self._n_queries:
             return 0.0
         if spec.root in _GEOMETRIC:
-            return float(np.exp(np.mean(np.log(np.maximum(column, _MIN_GEO_MEAN)))))
-        return float(column.mean())
+            column = np.log(np.maximum(column, _MIN_GEO_MEAN))
+        # trec_eval's sum: 0.0 plus each query's value in its order (overflow to inf is its value too).
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = (float(np.cumsum(column)[-1]) + 0.0) / self._n_queries
+        return math.exp(mean) if spec.root in _GEOMETRIC else mean
 
     def to_pandas(self):
         """One row per query, one column per measure."""
@@ -477,8 +573,14 @@ def _count(total):
 
 def _line(spec: TrecSpec, query: str, value) -> str:
     value = _count(value) if spec.root in _COUNTS else value
-    text = f"{value}" if isinstance(value, int) else f"{value:.4f}"
-    return f"{spec.name:<22}\t{query}\t{text}"
+    return f"{spec.name:<22}\t{query}\t{value if isinstance(value, int) else _c_float(value)}"
+
+
+def _c_float(value: float) -> str:
+    """C's "%6.4f", as trec_eval prints values: Python's format but for NaN, which C signs."""
+    if value != value:
+        return ("-nan" if math.copysign(1.0, value) < 0 else "nan").rjust(6)
+    return f"{value:6.4f}"
 
 
 def _int_keys(queries) -> tuple[np.ndarray, np.ndarray]:
@@ -577,27 +679,35 @@ class _Join:
         return rels
 
 
-def _gain_table(spec: TrecSpec) -> np.ndarray | None:
-    if not spec.gains:
-        return None
-    levels = max(level for level, _ in spec.gains) + 1
-    table = np.arange(levels, dtype=np.float64)
-    for level, gain in spec.gains:
-        table[level] = gain
-    return table
+def _gain_pairs(spec: TrecSpec) -> tuple[np.ndarray, np.ndarray]:
+    """ndcg's custom gains as sorted int64 levels and their gains (kept sparse: any level works)."""
+    levels = np.array([level for level, _ in spec.gains], dtype=np.int64)
+    return levels, np.array([gain for _, gain in spec.gains], dtype=np.float64)
 
 
 def _gains(qs: _Side, spec: TrecSpec) -> np.ndarray:
-    """Each judgement's gain as trec_eval's ideal ranking uses it (0: left out)."""
+    """Each judgement's gain as trec_eval's ideal ranking uses it (0: left out).
+
+    Judged labels >= 0 count (their custom gain if the label is an integer given one,
+    else the label); trec_eval's ideal ranking never includes negative levels.
+    """
     labels = qs.values
-    table = _gain_table(spec)
-    if spec.root != "ndcg":
-        return np.where(labels > 0, labels, 0.0)
-    gains = labels.copy()
-    if table is not None:
-        integral = (labels >= 0) & (labels == np.floor(labels)) & (labels < table.shape[0])
-        gains[integral] = table[labels[integral].astype(np.int64)]
-    gains[labels < 0] = 0.0
+    gains = np.where(labels > 0, labels, 0.0)
+    if spec.root != "ndcg" or not spec.gains:
+        return gains
+    levels, values = _gain_pairs(spec)
+    if levels.shape[0] <= 16:
+        # A pass per level; a level no float64 holds exactly (beyond 2**53) is no label's.
+        for level, value in zip(levels.tolist(), values.tolist(), strict=True):
+            if level >= 0 and int(float(level)) == level:
+                gains[labels == float(level)] = value
+        return gains
+    # Integral labels below 2**63 convert to int64 exactly; larger ones match no level.
+    integral = np.flatnonzero((labels >= 0) & (labels == np.floor(labels)) & (labels < 2.0**63))
+    keys = labels[integral].astype(np.int64)
+    at = np.minimum(np.searchsorted(levels, keys), levels.shape[0] - 1)
+    found = levels[at] == keys
+    gains[integral[found]] = values[at[found]]
     return gains
 
 
@@ -612,8 +722,7 @@ def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> np.ndarray:
         if spec.kind in (TrecMeasure.NDCG, TrecMeasure.NDCG_CUT):
             groups.setdefault((spec.root, spec.gains), []).append(m)
     for columns in groups.values():
-        cutoffs = np.array([specs[m].params[0] if specs[m].kind == TrecMeasure.NDCG_CUT else np.inf
-                            for m in columns])
+        cutoffs = np.array([specs[m].cutoff or _NO_CUTOFF for m in columns], dtype=np.int64)
         ideal = np.empty((qs.n_queries, cutoffs.shape[0]))
         gains = _gains(qs, specs[columns[0]])
         run_over_queries(partial(ideal_dcg, qs.indptr, gains, cutoffs, out=ideal), qs.indptr, threads)
@@ -621,12 +730,21 @@ def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> np.ndarray:
     return out
 
 
+def _iprec(point: float) -> TrecSpec:
+    return TrecSpec("iprec_at_recall", "", (point,))
+
+
+# 11pt_avg's hidden columns: R and the relevant retrieved, beside the iprec of each point.
+_NUM_REL, _NUM_REL_RET = TrecSpec("num_rel", ""), TrecSpec("num_rel_ret", "")
+
+
 def _kernel_columns(specs):
-    """The kernel's measures: every spec, plus hidden iprec columns behind each 11pt_avg."""
+    """The kernel's measures: every spec, plus hidden columns behind each 11pt_avg."""
     columns = []
     for spec in specs:
         if spec.root == "11pt_avg":
-            columns.extend(TrecSpec("iprec_at_recall", "", (p,)) for p in spec.points)
+            columns.extend(_iprec(p) for p in (*spec.points, 0.0))
+            columns.extend((_NUM_REL, _NUM_REL_RET))
         elif spec.root not in ("runid", "num_q"):
             columns.append(spec)
     return list(dict.fromkeys(columns))
@@ -701,21 +819,36 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
 
 def _check_depth(depth) -> int:
     if depth is None:
-        return np.iinfo(np.int64).max
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise ValueError(f"depth must be a positive integer (trec_eval's -M), got {depth!r}")
+        return _NO_CUTOFF
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+        raise TypeError(f"depth must be an integer (trec_eval's -M), got {depth!r}")
+    if not 1 <= depth <= _NO_CUTOFF:
+        raise ValueError(f"depth must be an integer from 1 to 2**63 - 1 (trec_eval's -M), got {depth!r}")
     return int(depth)
+
+
+class _NoExpectation(ValueError):
+    """ties='expected' asked of measures without a closed form: the facts, for a caller to word.
+
+    ``measures`` are the refused measures' roots (``iprec_at_recall``); ``by_depth`` those
+    refused only because a depth is set.
+    """
+
+    def __init__(self, names: list, measures: list, by_depth: list):
+        self.measures, self.by_depth = measures, by_depth
+        super().__init__(f"ties='expected' has no closed form for {', '.join(names)} (not linear in the "
+                         "ranking); use ties='trec', 'optimistic', 'pessimistic' or 'stable' for them")
 
 
 def _check_expected(specs, ties: str, depth) -> None:
     if ties != "expected":
         return
-    refused = [s.name for s in specs if s.root in _NO_EXPECTATION]
-    if depth is not None:
-        refused += [s.name for s in specs if s.root in ("set_map", "set_F")]
-    if refused:
-        raise ValueError(f"ties='expected' has no closed form for {', '.join(refused)} (not linear in the "
-                         "ranking); use ties='trec', 'optimistic', 'pessimistic' or 'stable' for them")
+    refused = [s for s in specs if s.root in _NO_EXPECTATION]
+    by_depth = [s for s in specs if s.root in ("set_map", "set_F")] if depth is not None else []
+    if refused or by_depth:
+        raise _NoExpectation([s.name for s in refused + by_depth],
+                             list(dict.fromkeys(s.root for s in refused + by_depth)),
+                             list(dict.fromkeys(s.root for s in by_depth)))
 
 
 def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: int) -> np.ndarray:
@@ -729,30 +862,53 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
     num_rel, num_nonrel = num_rel[join.qrels_query], num_nonrel[join.qrels_query]
     kinds = np.array([int(s.kind) for s in specs], dtype=np.int32)
     params = np.zeros((len(specs), 4))
+    cutoffs = np.ones(len(specs), dtype=np.int64)
     ideal = _ideal(qs, specs, join.qrels_query, threads)
-    tables = [_gain_table(s) for s in specs]
-    width = max([t.shape[0] for t in tables if t is not None], default=1)
-    gains = np.zeros((max(sum(t is not None for t in tables), 1), width))
-    gain_row = np.full(len(specs), -1, dtype=np.int64)
+    pairs = [_gain_pairs(s) for s in specs]
+    gain_levels = np.concatenate([levels for levels, _ in pairs])
+    gain_values = np.concatenate([values for _, values in pairs])
+    gain_start = np.concatenate(([0], np.cumsum([levels.shape[0] for levels, _ in pairs]))).astype(np.int64)
     for m, spec in enumerate(specs):
-        params[m, :len(spec.params)] = spec.params
-        if tables[m] is not None:
-            row = int(gain_row.max()) + 1
-            gains[row, :tables[m].shape[0]] = tables[m]
-            gain_row[m] = row
+        if spec.cutoff is not None:
+            cutoffs[m] = spec.cutoff
+        else:
+            params[m, :len(spec.params)] = spec.params
     out = np.empty((n_queries, len(specs)))
 
     def measure(q_start, q_stop, stop):
-        trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, ideal, gains, gain_row, level,
-                      ties == "expected", q_start, q_stop, out, stop)
+        trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, cutoffs, ideal, gain_levels,
+                      gain_values, gain_start, level, ties == "expected", q_start, q_stop, out, stop)
 
     run_over_queries(measure, join.cost, threads)
     absent = num_ret == 0
     if absent.any():
-        # A query the run lacks (complete=True): trec_eval reports 0 for all but num_rel.
-        out[absent] = 0.0
-        out[np.ix_(absent, kinds == TrecMeasure.NUM_REL)] = num_rel[absent, None]
+        _absent(specs, out, absent, num_rel, ideal)
     return out
+
+
+def _absent(specs, out: np.ndarray, absent: np.ndarray, num_rel: np.ndarray, ideal: np.ndarray) -> None:
+    """Values of the queries the run lacks (complete=True), as trec_eval 10.0 has them.
+
+    trec_eval evaluates them against a ranking of one unjudged document, then zeroes
+    num_ret and the measure named exactly ``utility``. So every measure is 0 but num_rel,
+    utility with explicit coefficients (p2 + p3 R - p4 (1 + R)), and ndcg with a gain for
+    level -1 (documents absent from the qrels): that gain at rank 1 over the ideal DCG.
+    """
+    out[absent] = 0.0
+    r = num_rel[absent]
+    for m, spec in enumerate(specs):
+        if spec.root == "num_rel":
+            out[absent, m] = r
+        elif spec.root == "utility" and spec.name != "utility":
+            p = spec.params
+            with np.errstate(over="ignore", invalid="ignore"):  # inf and nan are trec_eval's values too
+                out[absent, m] = p[0] * 0.0 + p[1] * 1.0 + p[2] * r + p[3] * (-1.0 - r)
+        elif spec.root == "ndcg" and spec.gains:
+            levels, values = _gain_pairs(spec)
+            gain = values[levels == -1].sum()
+            if gain != 0:
+                best = ideal[absent, m]
+                out[absent, m] = np.where(best > 0, gain / np.where(best > 0, best, 1.0), 0.0)
 
 
 def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:
@@ -776,11 +932,14 @@ def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:
 
 def _rank_dense(join: _Join, threads: int) -> tuple:
     """Every document ranked (the expectation over ties needs whole tie groups)."""
-    rows = _ranges(join.run_start, join.run_stop)
-    relevance = join.judge(threads)[rows]
-    scores = np.ascontiguousarray(join.run.values[rows])
-    positions = np.arange(rows.shape[0], dtype=np.int64)
-    ranked, ranked_scores = np.empty_like(scores), np.empty_like(scores)
+    relevance, scores = join.judge(threads), np.ascontiguousarray(join.run.values)
+    if not np.all((join.run_start == join.cost[:-1]) | (join.lengths == 0)):
+        # Only some of the run's queries are evaluated, or in another order: their rows.
+        rows = _ranges(join.run_start, join.run_stop)
+        relevance, scores = relevance[rows], scores[rows]
+        del rows
+    positions = np.arange(join.cost[-1], dtype=np.int64)
+    ranked, ranked_scores = np.empty(positions.shape[0]), np.empty(positions.shape[0])
 
     def task(q_start, q_stop, stop):
         rank_relevance(scores, positions, relevance, join.cost, q_start, q_stop, ranked, ranked_scores, stop)
@@ -790,16 +949,46 @@ def _rank_dense(join: _Join, threads: int) -> tuple:
 
 
 def _assemble(specs, kernel_specs, values: np.ndarray) -> np.ndarray:
-    """One column per printed measure (11pt_avg: the mean of its iprec columns)."""
+    """One column per printed measure (11pt_avg: from its hidden columns)."""
     column = {spec: i for i, spec in enumerate(kernel_specs)}
     out = np.zeros((values.shape[0], len(specs)))
     for j, spec in enumerate(specs):
         if spec.root == "11pt_avg":
-            points = [column[TrecSpec("iprec_at_recall", "", (p,))] for p in spec.points]
-            out[:, j] = values[:, points].sum(axis=1) / len(points)
+            out[:, j] = _eleven_point(spec.points, lambda p: values[:, column[_iprec(p)]],
+                                      values[:, column[_NUM_REL]], values[:, column[_NUM_REL_RET]])
         elif spec in column:
             out[:, j] = values[:, column[spec]]
     return out
+
+
+def _lround(x: np.ndarray) -> np.ndarray:
+    """C's lround (half away from zero), as floats; ``x - trunc(x)`` is exact."""
+    whole = np.trunc(x)
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0.0)
+
+
+def _eleven_point(points, iprec, num_rel: np.ndarray, rel_ret: np.ndarray) -> np.ndarray:
+    """11pt_avg per query exactly as trec_eval 10.0's m_11pt_avg.c computes it.
+
+    trec_eval keeps the points as given (unsorted, repeated) and walks them from the
+    last: trailing points beyond the relevant retrieved (lround(point R) > rel_ret) add
+    0; then each point whose cutoff does not exceed the previous one's, and is >= 1, adds
+    its interpolated precision; from the first that breaks that, every remaining point
+    adds the best precision anywhere (iprec at 0). The sum runs in that order.
+    """
+    total = np.zeros(num_rel.shape[0])
+    skipping = np.ones(num_rel.shape[0], dtype=bool)
+    matching = np.ones(num_rel.shape[0], dtype=bool)
+    previous = rel_ret.copy()
+    best = iprec(0.0)
+    for point in reversed(points):
+        cut = _lround(point * num_rel)
+        skipping &= cut > rel_ret
+        matching &= ~skipping & (cut >= 1) & (cut <= previous) | skipping
+        hit = matching & ~skipping
+        previous = np.where(hit, cut, previous)
+        total += np.where(skipping, 0.0, np.where(hit, iprec(point), best))
+    return total / len(points)
 
 
 def read_example() -> tuple[Qrels, Run]:

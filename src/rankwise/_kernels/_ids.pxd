@@ -40,6 +40,12 @@ cdef inline int table_bits(Py_ssize_t n, int slots_per_key) noexcept nogil:
     return bits
 
 
+cdef inline uint64_t id_hash(int64_t key) noexcept nogil:
+    # Fibonacci hashing: key * 2^64/phi, a bijection of 64-bit words whose top bits
+    # spread consecutive ids.
+    return <uint64_t>key * 0x9E3779B97F4A7C15ULL
+
+
 cdef inline uint64_t id_slot(int64_t key, int bits) noexcept nogil:
-    # Fibonacci hashing: the top bits of key * 2^64/phi spread consecutive ids.
-    return (<uint64_t>key * 0x9E3779B97F4A7C15ULL) >> (64 - bits)
+    # The top bits of the hash.
+    return id_hash(key) >> (64 - bits)

@@ -19,7 +19,7 @@ NaN scores are ranked below every number (nan="last") and reported per query, fo
 the Python layer to raise on under nan="raise": every path reads every score anyway,
 so the check costs no pass of its own.
 """
-from libc.math cimport INFINITY, ceil, exp2, log2, pow
+from libc.math cimport INFINITY, M_LN2, ceil, exp2, expm1, log2, pow
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
@@ -695,9 +695,11 @@ for _i in range(N_GAIN):
 
 
 cdef inline double exponential_gain(double label) noexcept nogil:
-    """2^label - 1 (label >= 0)."""
+    """2^label - 1 (label >= 0); below 1 without the cancellation of exp2(label) - 1."""
     cdef int g = <int> label if label < N_GAIN else N_GAIN
-    return GAIN[g] if g < N_GAIN and g == label else exp2(label) - 1.0
+    if g < N_GAIN and g == label:
+        return GAIN[g]
+    return expm1(label * M_LN2) if label < 1.0 else exp2(label) - 1.0
 
 
 cdef inline double log2_next(int64_t pos) noexcept nogil:
@@ -923,15 +925,17 @@ cdef double subset_survival(const double* esm, int64_t c, int64_t y, int64_t m) 
         return esm[m]
     lo = max(0, m - z)
     hi = min(y, m)
-    mode = min(max((m + 1) * (y + 1) // (c + 2), lo), hi)
+    # Products in double: in int64 they overflow for groups of billions of items. Below
+    # 2**53 they are exact, and so is the floor of the quotient.
+    mode = min(max(<int64_t> ((<double> (m + 1) * (y + 1)) / (c + 2)), lo), hi)
     w = 1.0
     for j in range(mode, hi + 1):
         num += w * esm[j]
         den += w
-        w *= <double> ((y - j) * (m - j)) / ((j + 1) * (z - m + j + 1))
+        w *= (<double> (y - j) * (m - j)) / (<double> (j + 1) * (z - m + j + 1))
     w = 1.0
     for j in range(mode, lo, -1):
-        w *= <double> (j * (z - m + j)) / ((y - j + 1) * (m - j + 1))
+        w *= (<double> j * (z - m + j)) / (<double> (y - j + 1) * (m - j + 1))
         num += w * esm[j - 1]
         den += w
     return num / den
@@ -1031,7 +1035,8 @@ cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
     if kind == RPREC:
         return true_positives(q, ws, q.n_rel, prm) / q.n_rel if q.n_rel > 0 else 0.0
     if kind == F1:
-        return 2.0 * true_positives(q, ws, k, prm) / (cutoff + q.n_rel)
+        # In double: cutoff + R overflows int64 for cutoffs near 2**63.
+        return 2.0 * true_positives(q, ws, k, prm) / (<double> cutoff + <double> q.n_rel)
     if kind == DCG or kind == RBP:
         return weighted(kind, q, ws, k, flag, param, prm)
     if kind == NDCG:

@@ -11,7 +11,7 @@ ranks the whole list instead, since tie groups decide it. Prefix sums over the r
 judged documents (relevant so far, average-precision terms, DCG) are built once per
 query, so every cutoff of every measure is a lookup.
 """
-from libc.math cimport INFINITY, ceil, log2, lround
+from libc.math cimport INFINITY, floor, log2, lround, trunc
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
@@ -586,16 +586,16 @@ cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep
     return kept
 
 
-def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[::1] cutoffs, Py_ssize_t g_start,
+def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const int64_t[::1] cutoffs, Py_ssize_t g_start,
               Py_ssize_t g_stop, double[:, ::1] out, const uint8_t[::1] stop=None):
     """Ideal DCG of qrels queries ``g_start:g_stop`` cut at each cutoff: ``out[g, c]``.
 
     The query's positive gains (rows ``indptr[g]:indptr[g+1]``) in descending order,
-    each over log2(rank + 1), summed over the ranks below ``cutoffs[c] + 1`` (an
-    infinite cutoff keeps them all).
+    each over log2(rank + 1), summed over the ranks below ``cutoffs[c] + 1`` (cutoffs
+    >= 1; 2**63 - 1 keeps them all).
     """
     cdef Py_ssize_t g, i, c, n, longest = 0, keep
-    cdef double largest = 0.0
+    cdef int64_t largest = 0
     cdef const uint8_t* flag = flag_of(stop)
     cdef double* best
     cdef double* prefix
@@ -604,7 +604,7 @@ def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[:
         longest = max(longest, indptr[g + 1] - indptr[g])
     for c in range(cutoffs.shape[0]):
         largest = max(largest, cutoffs[c])
-    keep = longest if largest >= longest else <Py_ssize_t>ceil(largest)
+    keep = longest if largest >= longest else <Py_ssize_t>largest
     best = <double*>malloc((longest + 1) * sizeof(double))
     prefix = <double*>malloc((longest + 1) * sizeof(double))
     items = <Item*>malloc((longest + 1) * sizeof(Item))
@@ -622,7 +622,7 @@ def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const double[:
             for i in range(n):
                 prefix[i + 1] = prefix[i] + best[i] / log2(i + 2.0)
             for c in range(cutoffs.shape[0]):
-                out[g, c] = prefix[n if cutoffs[c] >= n else <Py_ssize_t>ceil(cutoffs[c])]
+                out[g, c] = prefix[n if cutoffs[c] >= n else <Py_ssize_t>cutoffs[c]]
     free(best)
     free(prefix)
     free(items)
@@ -670,10 +670,9 @@ cdef inline Py_ssize_t entries_to(const Query* qu, int64_t k) noexcept nogil:
     return lo
 
 
-cdef inline double at_cut(const double* prefix, const Query* qu, double k) noexcept nogil:
-    # Prefix value at rank k; ranks beyond the list add nothing.
-    cdef int64_t cut = <int64_t>k
-    return prefix[entries_to(qu, cut if cut < qu.ret else qu.ret)]
+cdef inline double at_cut(const double* prefix, const Query* qu, int64_t k) noexcept nogil:
+    # Prefix value at rank k >= 0; ranks beyond the list add nothing.
+    return prefix[entries_to(qu, k if k < qu.ret else qu.ret)]
 
 
 cdef inline Py_ssize_t group_end(const Query* qu, Py_ssize_t start) noexcept nogil:
@@ -783,8 +782,8 @@ cdef double expected_first_hit(const Query* qu, double level, double k, bint rec
     return 0.0
 
 
-cdef double precision_at(const Query* qu, double k) noexcept nogil:
-    return at_cut(qu.hits, qu, k) / k if k > 0 else 0.0
+cdef double precision_at(const Query* qu, int64_t k) noexcept nogil:
+    return at_cut(qu.hits, qu, k) / <double>k if k > 0 else 0.0
 
 
 cdef double judged_preferences(const Query* qu, double level, bint inferred) noexcept nogil:
@@ -819,26 +818,51 @@ cdef double judged_preferences(const Query* qu, double level, bint inferred) noe
     return total / qu.num_rel if qu.num_rel > 0 else 0.0
 
 
-cdef inline double label_gain(double label, const double* gains, Py_ssize_t n_gains) noexcept nogil:
-    # trec_eval's ndcg gains: a table by integer label (custom gains), else the label;
-    # documents absent from the qrels or unjudged gain nothing.
-    cdef Py_ssize_t level
-    if label < 0:
-        return 0.0
-    level = <Py_ssize_t>label
-    return gains[level] if level == label and level < n_gains else label
+cdef inline double label_gain(double label, const int64_t* levels, const double* gains,
+                              Py_ssize_t n_gains) noexcept nogil:
+    # trec_eval's ndcg gains: the custom gain of an integer label (levels sorted, any
+    # int64; NONPOOL and UNJUDGED are the levels -1 and -2 that trec_eval gives documents
+    # absent from the qrels and unjudged ones), else the label, and nothing below 0.
+    cdef Py_ssize_t lo = 0, hi = n_gains, mid
+    cdef int64_t key
+    if n_gains > 0 and label == floor(label) and -9223372036854775808.0 <= label < 9223372036854775808.0:
+        key = <int64_t>label
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if levels[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < n_gains and levels[lo] == key:
+            return gains[lo]
+    return label if label > 0 else 0.0
 
 
-cdef double gained_dcg(const Query* qu, const double* gains, Py_ssize_t n_gains) noexcept nogil:
+cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gains,
+                       Py_ssize_t n_gains) noexcept nogil:
     # DCG of the retrieved list; under the expectation each position of a tie group
-    # gets the group's mean gain.
-    cdef Py_ssize_t start = 0, end, i
-    cdef double total = 0.0, gain
+    # gets the group's mean gain. Summed in rank order, as trec_eval sums it.
+    cdef Py_ssize_t start = 0, end, i, j = 0
+    cdef int64_t rank
+    cdef double total = 0.0, gain, unjudged = label_gain(NONPOOL, levels, gains, n_gains)
+    if not qu.expected and unjudged != 0:
+        # A gain for documents absent from the qrels (level -1): every rank counts.
+        for rank in range(1, qu.ret + 1):
+            if (rank & POLL_MASK) == 0 and stopped(qu.stop):
+                break
+            if j < qu.m and rank_of(qu, j) == rank:
+                gain = label_gain(qu.rel[j], levels, gains, n_gains)
+                j += 1
+            else:
+                gain = unjudged
+            if gain != 0:
+                total += gain / log2(rank + 1.0)
+        return total
     if not qu.expected:
         for i in range(qu.m):
             if (i & POLL_MASK) == 0 and stopped(qu.stop):
                 break
-            gain = label_gain(qu.rel[i], gains, n_gains)
+            gain = label_gain(qu.rel[i], levels, gains, n_gains)
             if gain != 0:
                 total += gain / log2(rank_of(qu, i) + 1.0)
         return total
@@ -846,17 +870,22 @@ cdef double gained_dcg(const Query* qu, const double* gains, Py_ssize_t n_gains)
         end = group_end(qu, start)
         gain = 0.0
         for i in range(start, end):
-            gain += label_gain(qu.rel[i], gains, n_gains)
+            if (i & POLL_MASK) == 0 and stopped(qu.stop):
+                return total
+            gain += label_gain(qu.rel[i], levels, gains, n_gains)
         gain /= end - start
         if gain != 0:
             for i in range(start, min(end, qu.ret)):
+                if (i & POLL_MASK) == 0 and stopped(qu.stop):
+                    return total
                 total += gain / log2(i + 2.0)
         start = end
     return total
 
 
-cdef double measure(const Query* qu, TrecMeasure kind, const double* p, double ideal, double level,
-                    const double* gains, Py_ssize_t n_gains) noexcept nogil:
+cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t k, double ideal, double level,
+                    const int64_t* levels, const double* gains, Py_ssize_t n_gains) noexcept nogil:
+    # p: the measure's real parameters; k: its cutoff (1 to 2**63 - 1) where it has one.
     cdef double a = qu.rel_ret, ret = <double>qu.ret, r = qu.num_rel, value, cut
     cdef Py_ssize_t i
     if kind == NUM_RET:
@@ -869,10 +898,10 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, double i
     if kind == MAP or kind == GM_MAP:
         return qu.ap[qu.m] / r if a > 0 else 0.0
     if kind == MAP_CUT:
-        return at_cut(qu.ap, qu, p[0]) / r if r > 0 else 0.0
+        return at_cut(qu.ap, qu, k) / r if r > 0 else 0.0
     if kind == RPREC:
         cut = min(ret, r)
-        return at_cut(qu.hits, qu, cut) / r if cut > 0 else 0.0
+        return at_cut(qu.hits, qu, <int64_t>cut) / r if cut > 0 else 0.0
     if kind == BPREF or kind == GM_BPREF:
         return judged_preferences(qu, level, False)
     if kind == INFAP:
@@ -885,28 +914,36 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, double i
                 return 1.0 / rank_of(qu, i)
         return 0.0
     if kind == IPREC:
-        # Recall point as a number of relevant documents, rounded as trec_eval 10.0 does.
-        cut = <double>lround(p[0] * r)
-        return qu.interpolated[<Py_ssize_t>cut] if cut <= a and qu.ret > 0 else 0.0
+        # Recall point as a number of relevant documents, lround(p * R) as trec_eval 10.0
+        # has it, decided in doubles first: points at or below 0 (negative fractions) get
+        # the best precision anywhere, points beyond the relevant retrieved get 0.
+        cut = p[0] * r
+        if qu.ret <= 0 or cut >= a + 0.5:
+            return 0.0
+        return qu.interpolated[lround(cut) if cut >= 0.5 else 0]
     if kind == P:
-        return precision_at(qu, p[0])
+        return precision_at(qu, k)
     if kind == RECALL:
-        return at_cut(qu.hits, qu, p[0]) / r if r > 0 else 0.0
+        return at_cut(qu.hits, qu, k) / r if r > 0 else 0.0
     if kind == RPREC_MULT:
-        # trec_eval keeps the historical rounding (+0.9, truncated) for this one.
-        return precision_at(qu, <double>(<int64_t>(p[0] * r + 0.9)))
+        # trec_eval keeps the historical rounding (+0.9, truncated) for this one; a
+        # cutoff below 1 gives 0, one beyond the list the relevant retrieved over it.
+        cut = trunc(p[0] * r + 0.9)
+        if cut < 1:
+            return 0.0
+        return at_cut(qu.hits, qu, qu.ret if cut >= ret else <int64_t>cut) / cut
     if kind == RELATIVE_P:
-        return at_cut(qu.hits, qu, p[0]) / min(p[0], r) if r > 0 else 0.0
+        return at_cut(qu.hits, qu, k) / min(<double>k, r) if r > 0 else 0.0
     if kind == SUCCESS:
         if qu.expected:
-            return expected_first_hit(qu, level, p[0], False)
-        return 1.0 if at_cut(qu.hits, qu, p[0]) > 0 else 0.0
+            return expected_first_hit(qu, level, <double>k, False)
+        return 1.0 if at_cut(qu.hits, qu, k) > 0 else 0.0
     if kind == UTILITY:
         return p[0] * a + p[1] * (ret - a) + p[2] * (r - a) + p[3] * (0.0 + a - ret - r)
     if kind == NDCG:
-        return gained_dcg(qu, gains, n_gains) / ideal if ideal > 0 else 0.0
+        return gained_dcg(qu, levels, gains, n_gains) / ideal if ideal > 0 else 0.0
     if kind == NDCG_CUT:
-        return at_cut(qu.dcg, qu, p[0]) / ideal if ideal > 0 else 0.0
+        return at_cut(qu.dcg, qu, k) / ideal if ideal > 0 else 0.0
     if kind == SET_P:
         return a / ret if ret > 0 else 0.0
     if kind == SET_RELATIVE_P:
@@ -926,8 +963,9 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, double i
 def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, const double[::1] scores,
                   const int64_t[::1] entry_start, const int64_t[::1] n_entries, const int64_t[::1] num_ret,
                   const double[::1] num_rel, const double[::1] num_nonrel,
-                  const int32_t[::1] kinds, const double[:, ::1] params, const double[:, ::1] ideal,
-                  const double[:, ::1] gains, const int64_t[::1] gain_row, double level, bint expected,
+                  const int32_t[::1] kinds, const double[:, ::1] params, const int64_t[::1] cutoffs,
+                  const double[:, ::1] ideal, const int64_t[::1] gain_levels, const double[::1] gain_values,
+                  const int64_t[::1] gain_start, double level, bint expected,
                   Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out, const uint8_t[::1] stop=None):
     """Every measure of ``kinds`` for queries ``q_start:q_stop`` into ``out[q, m]``.
 
@@ -937,17 +975,18 @@ def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, co
     with its ``scores`` (from :func:`rank_relevance`; ``entry_rank`` is unused), since
     the expectation over ties needs the tie groups. The first ``num_ret[q]`` ranks are
     retrieved. ``params[m]`` holds
-    measure ``m``'s parameters (cutoff, recall fraction, utility coefficients ...),
-    ``ideal[q, m]`` its ideal DCG where it has one, and ``gains[gain_row[m]]`` its
-    custom ndcg gains by integer label (``gain_row[m] < 0``: the label is the gain).
+    measure ``m``'s real parameters (recall fraction, utility coefficients ...),
+    ``cutoffs[m]`` its cutoff (1 to 2**63 - 1) where it has one, ``ideal[q, m]`` its
+    ideal DCG where it has one, and ``gain_start[m]:gain_start[m + 1]`` its custom ndcg
+    gains: ``gain_values`` for the integer labels ``gain_levels`` (sorted; other labels
+    are their own gain).
     With ``expected``, every measure is its exact expectation over the orderings of
     tied scores; the caller only asks for those that have one. Returns early once ``stop``
     (``_stop.pxd``) is set.
     """
-    cdef Py_ssize_t q, m, longest = 0, n_measures = kinds.shape[0], n_gains = gains.shape[1]
+    cdef Py_ssize_t q, m, longest = 0, n_measures = kinds.shape[0], first
     cdef Query qu
     cdef double* work
-    cdef const double* table
     for q in range(q_start, q_stop):
         longest = max(longest, n_entries[q])
     work = <double*>malloc(5 * (longest + 1) * sizeof(double))
@@ -984,7 +1023,9 @@ def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, co
             if was_stopped(qu.stop):  # the prefix sums may be incomplete
                 break
             for m in range(n_measures):
-                table = &gains[gain_row[m], 0] if gain_row[m] >= 0 else NULL
-                out[q, m] = measure(&qu, <TrecMeasure>kinds[m], &params[m, 0], ideal[q, m], level,
-                                    table, n_gains if table != NULL else 0)
+                first = gain_start[m]
+                out[q, m] = measure(&qu, <TrecMeasure>kinds[m], &params[m, 0], cutoffs[m], ideal[q, m], level,
+                                    &gain_levels[0] + first if gain_start[m + 1] > first else NULL,
+                                    &gain_values[0] + first if gain_start[m + 1] > first else NULL,
+                                    gain_start[m + 1] - first)
     free(work)
