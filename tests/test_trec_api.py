@@ -435,6 +435,19 @@ def test_cli_json(tmp_path, capsys):
     assert "per_query" not in json.loads(capsys.readouterr().out)
 
 
+def test_cli_json_is_strict_json_with_infinite_values(tmp_path, capsys):
+    """set_F with a negative beta is -inf in trec_eval; JSON has no infinity, so the value is
+    the string "-inf" (what the CSV output prints), and the document is strict JSON."""
+    qf, rf = _files(tmp_path)
+    assert main(["eval", qf, rf, "-m", "set_F.-2", "-m", "map", "--format", "json", "-q"]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out, parse_constant=lambda name: pytest.fail(f"non-standard JSON constant {name}"))
+    assert report["all"]["set_F_-2"] == "-inf" and float(report["all"]["set_F_-2"]) == -np.inf
+    per_query = [values["set_F_-2"] for values in report["per_query"].values()]
+    assert "-inf" in per_query and all(v == "-inf" or math.isfinite(v) for v in per_query)
+    assert isinstance(report["all"]["map"], float)
+
+
 def test_cli_csv(tmp_path, capsys):
     qf, rf = _files(tmp_path)
     assert main(["eval", qf, rf, "-m", "map", "-m", "P.1", "--format", "csv", "-q"]) == 0

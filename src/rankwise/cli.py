@@ -104,7 +104,8 @@ def _eval_parser(commands) -> None:
                           choices=("trec", "expected", "optimistic", "pessimistic", "stable"),
                           help="tie policy (default trec: document id descending, as trec_eval)")
     evaluate.add_argument("--format", default="trec", choices=("trec", "json", "csv"), dest="output",
-                          help="output layout (default trec: trec_eval's)")
+                          help="output layout (default trec: trec_eval's; in json, infinite and NaN "
+                               "values are the strings \"inf\", \"-inf\", \"nan\")")
 
 
 def _check_measures(measures, parse, option: str) -> None:
@@ -158,11 +159,12 @@ def _eval_report(args) -> str:
     if args.output == "trec":
         return res.format(per_query=args.per_query)
     if args.output == "json":
-        report = {"run": res.run_name, "num_q": len(res.query_ids), "all": res.mean()}
+        report = {"run": res.run_name, "num_q": len(res.query_ids),
+                  "all": {name: _json_number(value) for name, value in res.mean().items()}}
         if args.per_query:
-            report["per_query"] = {q: {name: float(res[name][i]) for name in res.names}
+            report["per_query"] = {str(q): {name: _json_number(float(res[name][i])) for name in res.names}
                                    for i, q in enumerate(res.query_ids)}
-        return json.dumps(report, indent=2)
+        return json.dumps(report, indent=2, allow_nan=False)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["query_id", *res.names])
@@ -171,6 +173,12 @@ def _eval_report(args) -> str:
             writer.writerow([q, *(repr(float(res[name][i])) for name in res.names)])
     writer.writerow(["all", *res.mean().values()])
     return buffer.getvalue().rstrip("\n")
+
+
+def _json_number(value):
+    """A measure's value for JSON, which has no infinity or NaN: those become the strings
+    "inf", "-inf" and "nan" (as the CSV output prints them; Python's float() reads them back)."""
+    return value if math.isfinite(value) else repr(float(value))
 
 
 def _compare_parser(commands) -> None:
