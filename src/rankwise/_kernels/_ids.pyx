@@ -17,7 +17,7 @@ from libc.string cimport memcpy, memset
 from cython.view cimport array as cvarray
 
 from ._ids cimport decimal_parts, id_hash, id_slot, table_bits
-from ._stop cimport POLL, POLL_MASK, flag_of, stopped, was_stopped
+from ._stop cimport POLL, POLL_MASK, flag_of, memset_polled, stopped, was_stopped
 
 # Slots per document of the repeated-document check: a quarter full at most, so most
 # inserts find their first slot free.
@@ -94,9 +94,9 @@ cdef inline uint64_t slot_after(int64_t key, int skip, int bits) noexcept nogil:
 
 cdef int ensure_slots(Scratch* s, int bits, const uint8_t* flag) noexcept nogil:
     # A table of at least 2^bits slots, all empty for any base (-1 < 0 <= base); -1: out of
-    # memory. Cleared in blocks, the stop flag checked between them (a table for ids chosen
-    # to collide has up to 2 slots per row of a query): STOPPED, with no table.
-    cdef size_t j = 0, n_slots = <size_t>1 << bits
+    # memory. Cleared with the stop flag checked (a table for ids chosen to collide has up to
+    # 2 slots per row of a query): STOPPED, with no table.
+    cdef size_t n_slots = <size_t>1 << bits
     if bits <= s.bits:
         return 0
     free(s.slots)
@@ -104,11 +104,8 @@ cdef int ensure_slots(Scratch* s, int bits, const uint8_t* flag) noexcept nogil:
     s.bits = 0
     if s.slots == NULL:
         return -1
-    while j < n_slots:
-        if j > 0 and stopped(flag):
-            return STOPPED
-        memset(s.slots + j, 0xFF, min(<size_t>POLL, n_slots - j) * sizeof(int64_t))
-        j += POLL
+    if not memset_polled(s.slots, 0xFF, n_slots * sizeof(int64_t), flag):
+        return STOPPED
     s.bits = bits
     return 0
 
@@ -320,7 +317,9 @@ cdef int grow_table(Groups* t, code_t* slots) noexcept nogil:
     if grown == NULL:
         return -1
     t.peak = max(t.peak, t.held + size)
-    memset(grown, 0xFF, size)
+    if not memset_polled(grown, 0xFF, size, t.stop):
+        free(grown)
+        return STOPPED
     for c in range(t.n_ids):
         if (c & POLL_MASK) == 0 and stopped(t.stop):
             free(grown)
@@ -402,6 +401,12 @@ cdef void place_rows(const Groups* t, const int64_t* distinct, int64_t* bounds, 
     # stop flag is set.
     cdef Py_ssize_t i = 0, j, r, end
     cdef int64_t key, code, pos
+    # The rows are written in as many places at once as there are ids, so the first block
+    # would touch every page of the order, each cleared by the system on first use (a second
+    # for 10^8 rows, past any check of the flag): touched in order first, so that the
+    # clearing happens between checks, for one sequential pass.
+    if not memset_polled(order, 0, n * sizeof(int64_t), t.stop):
+        return
     while i < n:
         if stopped(t.stop):
             return

@@ -8,6 +8,7 @@
 # Ctrl-C while it runs a kernel, so its kernels stop (yield) once the budget is spent, and
 # the runner hands the rest of the work to a helper thread while this one waits.
 from libc.stdint cimport uint8_t
+from libc.string cimport memset
 
 cdef extern from *:
     """
@@ -135,3 +136,17 @@ cdef inline const uint8_t* flag_of(const uint8_t[::1] stop) except NULL:
         raise ValueError(f"stop must be a stop flag of {FLAG_BYTES} bytes (rankwise._parallel), "
                          f"got {stop.shape[0]}")
     return &stop[0]
+
+
+cdef inline bint memset_polled(void* buffer, int byte, size_t size, const uint8_t* flag) noexcept nogil:
+    # memset of a buffer the data sizes, in blocks of POLL * 8 bytes with the flag checked
+    # between them: the system clears a large buffer's pages as they are first written (2 MiB
+    # at a time for a NumPy array under transparent huge pages), a good part of a second for
+    # a GiB. False once the flag is set, the buffer then only partly filled.
+    cdef size_t done = 0, block = <size_t>POLL * 8
+    while done < size:
+        if done > 0 and stopped(flag):
+            return False
+        memset(<char*>buffer + done, byte, min(block, size - done))
+        done += block
+    return True
