@@ -267,6 +267,7 @@ def test_id_kernels_poll_inside_one_long_query():
         (_ids.first_duplicate_grouped, (ids, no_order, whole, 0, 1), lambda result: result[0] == (-1, -1)),
         (_ids.first_duplicate_grouped, (ids, rng.permutation(n).astype(np.int64), whole, 0, 1),
          lambda result: result[0] == (-1, -1)),
+        (_text.first_duplicate, (np.zeros(n, dtype=np.int64), ids, 1, n), lambda result: result == (-1, -1)),
     ]:
         flag = _out_of_budget()
         assert stopped(kernel(*args, stop=flag)), kernel.__name__

@@ -790,10 +790,17 @@ def first_duplicate(const int64_t[::1] query_codes, const int64_t[::1] doc_codes
         if start == NULL or order == NULL or seen_in == NULL or seen_at == NULL:
             raise MemoryError()
         with nogil:
+            # Every pass over the rows or the documents checks the flag (the clearing
+            # between blocks); once it is set, the passes after it end at their first
+            # check (the stop flag stays set).
             memset(start, 0, (n_queries + 1) * sizeof(int64_t))
             for i in range(n):
+                if (i & POLL_MASK) == 0 and stopped(flag):
+                    break
                 start[query_codes[i] + 1] += 1
             for q in range(n_queries):
+                if (q & POLL_MASK) == 0 and stopped(flag):
+                    break
                 start[q + 1] += start[q]
             for i in range(n):
                 if (i & POLL_MASK) == 0 and stopped(flag):
@@ -802,7 +809,10 @@ def first_duplicate(const int64_t[::1] query_codes, const int64_t[::1] doc_codes
                 order[start[q]] = i
                 start[q] += 1
             # start[q] is now the end of bucket q, which is where bucket q + 1 begins.
-            memset(seen_in, 0xFF, n_docs * sizeof(int64_t))
+            q = 0
+            while q < n_docs and not stopped(flag):
+                memset(seen_in + q, 0xFF, min(<int64_t>POLL_MASK + 1, n_docs - q) * sizeof(int64_t))
+                q += POLL_MASK + 1
             r = 0
             for q in range(n_queries):
                 if stopped(flag):  # also after a stop above: order is not filled
