@@ -32,6 +32,7 @@ from __future__ import annotations
 import errno
 import gzip
 import io
+import mmap
 import operator
 import os
 import stat
@@ -485,26 +486,37 @@ def _gunzip(reader: _Reader, head: bytes, out: io.BytesIO) -> None:
                          "bytes); the file is incomplete")
 
 
-def _read_sized(reader: _Reader, size: int) -> tuple[bytearray | None, bytes]:
+def _read_sized(reader: _Reader, size: int) -> tuple[mmap.mmap | None, bytes]:
     """A file of known ``size`` read into one buffer of that size: (buffer, b"").
 
-    If it starts as gzip: (None, its first bytes), the buffer freed.
+    If it starts as gzip: (None, its first bytes), the buffer freed. The buffer is
+    anonymous memory (an mmap of no file: nothing a file's changes can reach), whose pages
+    the system clears as the chunks are read into them; ``bytearray(size)`` would clear
+    them all first, in one call that Ctrl-C cannot cut short (half a second per GB). A size
+    the process cannot get fails before any read.
     """
     try:
-        buffer = bytearray(size + 1)      # one byte more: a file that grows fills it
-    except (MemoryError, OverflowError):
-        raise MemoryError(f"{reader.name}: cannot hold {size + 1:,} bytes in memory to read it (the file "
+        # Private: shared anonymous memory is a file of the system's memory file system.
+        buffer = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE) if hasattr(mmap, "MAP_PRIVATE") else \
+            mmap.mmap(-1, size)
+    except (OSError, OverflowError, ValueError):
+        raise MemoryError(f"{reader.name}: cannot hold {size:,} bytes in memory to read it (the file "
                           "is larger than the memory this process can get)") from None
-    filled = 0
+    filled, head = 0, b""
     with memoryview(buffer) as view:
         # A first read small enough to copy out if it is gzip.
         while filled < 2 and (got := reader.into(view[filled:filled + _GZIP_CHUNK])):
             filled += got
         if view[:2] == _GZIP_MAGIC:
-            return None, bytes(view[:filled])
-        while got := reader.into(view[filled:filled + _READ_CHUNK]):
-            filled += got
-    del buffer[filled:]
+            head = bytes(view[:filled])
+        else:
+            while got := reader.into(view[filled:filled + _READ_CHUNK]):
+                filled += got
+    if head:
+        buffer.close()
+        return None, head
+    if filled == size:
+        reader.into(bytearray(1))      # a byte more: a file that grows gives it, and the reader stops
     return buffer, b""
 
 
@@ -526,7 +538,7 @@ def _read_stream(reader: _Reader, out: io.BytesIO) -> bytes:
     return b""
 
 
-def _read_source(source) -> tuple[str, bytes | bytearray, bool]:
+def _read_source(source) -> tuple[str, bytes | mmap.mmap, bool]:
     """(name, all the bytes, decompressed if gzip, whether they were gzip): see :func:`read_run`."""
     stream, name, owned = _open(source)
     try:
