@@ -246,6 +246,37 @@ def test_constructor_errors():
         rw.Qrels.from_dict([("q", "a", 1)])
 
 
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: rw.Qrels.from_dict({"q1": {"d1": "1"}}), TypeError,
+     r"Qrels.from_dict: the value for query 'q1', document 'd1' is '1' of type str; values must be real"),
+    (lambda: rw.Run.from_dict({"q1": {"d1": None}}), TypeError, r"document 'd1' is None of type NoneType"),
+    (lambda: rw.Run.from_dict({"q1": {"d1": 10**400}}), ValueError,
+     r"Run.from_dict: the value for query 'q1', document 'd1' is beyond the float64 range"),
+    (lambda: rw.Run.from_dict({"q1": {"d1": 1.0}}, name=5), TypeError, r"name must be a str .*got int"),
+    (lambda: rw.Run.from_dict({"q1": {"d1": 1.0}}, name="my run"), ValueError, r"name must be a non-empty str"),
+    (lambda: rw.Run.from_arrays(None, ["d1"], [1.0]), TypeError, r"Run.from_arrays: query_ids must be .* got None"),
+    (lambda: rw.Run.from_arrays([1.0], ["d1"], [1.0]), TypeError,
+     r"query_ids must hold integers or strings, got float64: .*astype\(np.int64\)"),
+    (lambda: rw.Qrels.from_arrays(["q1"], ["d1"], [[1]]), ValueError,
+     r"Qrels.from_arrays: relevance must be a 1-D array of numbers, got shape \(1, 1\)"),
+    (lambda: rw.Run.from_arrays(["q1"], ["d1"], 1.0), ValueError, r"scores must be a 1-D array .* shape \(\)"),
+    (lambda: rw.Run.from_arrays(["q1"], ["d1"], [1.0], copy="no"), TypeError, r"copy must be True or False"),
+    (lambda: rw.Run.from_arrays(["q1"], ["d1"], [1.0], n_threads=0), ValueError, r"n_threads must be non-zero"),
+    (lambda: rw.Run.from_arrays(["q1"], ["d1"], [1.0], n_threads=1.0), TypeError, r"n_threads must be an integer"),
+    (lambda: rw.Run.from_pandas({"query_id": ["q1"]}), TypeError,
+     r"Run.from_pandas: frame must be a pandas DataFrame, got dict"),
+    (lambda: rw.Qrels.from_pandas(pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"],
+                                                "relevance": pd.array([1, None], dtype="Int64")})),
+     (TypeError, ValueError), r"column 'relevance'"),
+    (lambda: rw.Qrels.from_dict({"q1": {"d1": 1}}).write(None), TypeError, r"path must be a str, bytes or "),
+    (lambda: rw.trec_eval(*_objects(), complete="yes"), TypeError, r"complete must be True or False"),
+    (lambda: rw.trec_eval(*_objects()).format(per_query=1), TypeError, r"per_query must be True or False"),
+])
+def test_constructor_and_option_types(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
 # ----------------------------------------------------------------------------- trec_eval errors
 
 @pytest.mark.parametrize("args", [(QRELS, "run"), ("qrels", RUN), ("run", "qrels")])

@@ -237,9 +237,9 @@ def test_bad_ids(ids, error, match):
 
 def test_bad_values():
     q, d = np.array([1, 1]), np.array([3, 4])
-    with pytest.raises(ValueError, match=r"Run value for query 1, document 4 is nan; it must be a number"):
+    with pytest.raises(ValueError, match=r"Run.from_arrays: scores\[1\] is nan \(query 1, document 4\); a Run value must be a number"):
         rw.Run.from_arrays(q, d, np.array([0.5, np.nan]))
-    with pytest.raises(ValueError, match=r"Qrels value for query 1, document 3 is inf; it must be a finite number"):
+    with pytest.raises(ValueError, match=r"Qrels.from_arrays: relevance\[0\] is inf \(query 1, document 3\); a Qrels value must be a finite"):
         rw.Qrels.from_arrays(q, d, np.array([np.inf, 1.0]))
     with pytest.raises(TypeError, match="scores must be a 1-D array of numbers"):
         rw.Run.from_arrays(q, d, np.array(["a", "b"]))
@@ -390,7 +390,7 @@ def test_zero_and_one_row(n):
 
 def test_values_are_checked_before_repeats_and_converted_once():
     q, d = np.array([1, 1]), np.array([3, 3])
-    with pytest.raises(ValueError, match="Run value for query 1, document 3 is nan"):
+    with pytest.raises(ValueError, match=r"scores\[1\] is nan \(query 1, document 3\)"):
         rw.Run.from_arrays(q, d, np.array([0.5, np.nan], dtype=np.float32))
     qrels = rw.Qrels.from_arrays(np.array([1, 1]), np.array([3, 4]), np.array([2, 1], dtype=np.int8))
     assert qrels._columns.values.dtype == np.float64 and qrels.to_dict() == {1: {3: 2.0, 4: 1.0}}

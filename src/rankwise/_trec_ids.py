@@ -68,11 +68,17 @@ class IdColumns:
 
 def as_ids(ids, name: str, copy: bool) -> np.ndarray | None:
     """``ids`` as int64 if it holds integers, None if it holds strings (or objects)."""
+    if ids is None:
+        raise TypeError(f"{name} must be a 1-D array of integer or string ids, got None")
     arr = np.asarray(ids)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.dtype.kind in "USO":
         return None
+    if arr.dtype.kind == "f":
+        raise TypeError(f"{name} must hold integers or strings, got {arr.dtype}: a float id would be the "
+                        "text '1.0', never the '1' of a TREC file (convert integral floats with "
+                        "astype(np.int64))")
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integers or strings, got {arr.dtype}")
     if arr.dtype == np.uint64 and arr.size and arr.max() > _INT64_MAX:

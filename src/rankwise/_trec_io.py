@@ -47,8 +47,8 @@ import numpy as np
 from ._kernels import _text
 from ._parallel import run_alone
 
-__all__ = ["StringTable", "TrecColumns", "check_ids", "read_qrels", "read_run", "source_name", "write_qrels",
-           "write_run"]
+__all__ = ["StringTable", "TrecColumns", "check_ids", "check_run_name", "read_qrels", "read_run",
+           "source_name", "write_qrels", "write_run"]
 
 _QRELS = "qid iter docno rel"
 _RUN = "qid Q0 docno rank score runid"
@@ -297,6 +297,15 @@ def write_qrels(path, columns: TrecColumns) -> None:
     _write(path, columns, query_codes, doc_codes, values, np.empty(0, dtype=np.int64), b"")
 
 
+def check_run_name(name) -> str:
+    """A run's name as a TREC file's last column holds it: a non-empty str, no whitespace or NUL."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the run file's last column), got {type(name).__name__}")
+    if not name or any(c.isspace() for c in name) or "\0" in name:
+        raise ValueError(f"name must be a non-empty str without whitespace, got {name!r}")
+    return str(name)
+
+
 def write_run(path, columns: TrecColumns, name: str) -> None:
     """Write ``qid Q0 docno rank score name`` lines, one per row, in row order.
 
@@ -321,8 +330,7 @@ def write_run(path, columns: TrecColumns, name: str) -> None:
     >>> read_run(path).values.tolist() == [0.1, 3.0, 1 / 3]
     True
     """
-    if not isinstance(name, str) or not name or any(c.isspace() for c in name) or "\0" in name:
-        raise ValueError(f"name must be a non-empty str without whitespace, got {name!r}")
+    check_run_name(name)
     query_codes, doc_codes, values = _prepare(columns)
     ranks = _text.occurrence_ranks(query_codes, len(columns.queries))
     _write(path, columns, query_codes, doc_codes, values, ranks, name.encode("utf-8"))
@@ -723,6 +731,8 @@ def _prepare(columns: TrecColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _write(path, columns: TrecColumns, query_codes: np.ndarray, doc_codes: np.ndarray,
            values: np.ndarray, ranks: np.ndarray, name: bytes) -> None:
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"path must be a str, bytes or os.PathLike file name, got {type(path).__name__}")
     path = os.fspath(path)
     is_gz = (path.endswith(b".gz") if isinstance(path, bytes) else path.endswith(".gz"))
     queries, docs = columns.queries, columns.docs

@@ -26,7 +26,6 @@ from .stats import (
     MAX_RESAMPLES,
     TESTS,
     TREC_MEASURES,
-    _QueriesDiffer,
     compare_systems,
 )
 from .trec import Qrels, Run, _NoExpectation, read_example, trec_eval
@@ -268,7 +267,9 @@ def _compare_report(args) -> str:
                                  alpha=args.alpha, alternative=args.alternative, n_resamples=args.resamples,
                                  seed=args.seed, on_missing="intersect" if args.intersect else "error",
                                  complete=args.complete)
-    except _QueriesDiffer as error:
+    except ValueError as error:
+        if not hasattr(error, "n_shared"):
+            raise
         raise _CliError(f"the runs cover different queries: {error.details}; pass --intersect to compare the "
                         f"{error.n_shared} queries they share, or -c to score the missing ones 0") from None
     if args.output == "markdown":

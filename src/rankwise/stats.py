@@ -47,20 +47,21 @@ ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 _ON_MISSING = ("error", "intersect")
 
 
-class _QueriesDiffer(ValueError):
-    """Inputs cover different queries and on_missing='error': the facts, for a caller to word.
+def _queries_differ(details: str, n_shared: int) -> ValueError:
+    """The error for inputs that cover different queries under on_missing='error'.
 
-    ``details`` says which queries each input has alone, ``n_shared`` how many they share;
-    the message names the Python remedy (the command line names its own option). A
-    ValueError to every caller; the CLI catches this class to word its own remedy.
+    A plain ValueError whose message names the Python remedy; it carries the facts as
+    ``details`` (which queries each input has alone) and ``n_shared`` (how many they
+    share), so that the command line can word its own remedy.
     """
+    shared = f"the {n_shared} quer{'y' if n_shared == 1 else 'ies'} they share"
+    remedy = (f"pass on_missing='intersect' to compare {shared}" if n_shared
+              else "they share no query, so on_missing='intersect' cannot help either")
+    error = ValueError(f"the inputs cover different queries: {details}; {remedy}")
+    error.details, error.n_shared = details, n_shared
+    return error
 
-    def __init__(self, details: str, n_shared: int):
-        self.details, self.n_shared = details, n_shared
-        shared = f"the {n_shared} quer{'y' if n_shared == 1 else 'ies'} they share"
-        remedy = (f"pass on_missing='intersect' to compare {shared}" if n_shared
-                  else "they share no query, so on_missing='intersect' cannot help either")
-        super().__init__(f"the inputs cover different queries: {details}; {remedy}")
+
 _NAN_POLICIES = ("raise", "omit")
 _FAMILIES = ("metric", "all")
 _EPS = np.finfo(np.float64).eps
@@ -345,7 +346,7 @@ def _align(systems: list, on_missing: str):
                 details.append(f"{len(only)} in {name} only (e.g. {', '.join(map(repr, only[:3]))})")
         if not common:
             details += _id_kinds_hint(systems)
-        raise _QueriesDiffer("; ".join(details), len(common))
+        raise _queries_differ("; ".join(details), len(common))
     if not common:
         raise ValueError("the inputs have no query id in common")
     common = [common[i] for i in _canonical_order(common)]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from functools import partial
 
 import numpy as np
@@ -38,6 +39,7 @@ from ._trec_io import (
     StringTable,
     TrecColumns,
     check_ids,
+    check_run_name,
     read_qrels,
     read_run,
     source_name,
@@ -45,7 +47,7 @@ from ._trec_io import (
     write_run,
 )
 from ._trec_names import TrecSpec, parse_trec_measures
-from ._validation import check_choice, check_level
+from ._validation import check_choice, check_flag, check_level
 
 __all__ = ["Qrels", "Run", "TrecResults", "trec_eval"]
 
@@ -59,14 +61,15 @@ _SUMMARY_ONLY = {"runid", "num_q"} | _GEOMETRIC
 _NO_EXPECTATION = {"bpref", "gm_bpref", "infAP", "iprec_at_recall", "11pt_avg", "gm_map"}
 # No depth or cutoff (trec_eval's MAXLONG).
 _NO_CUTOFF = 2**63 - 1
+_FLOAT64_MAX = float(np.finfo(np.float64).max)
 
 
-def _columns_from_pairs(queries, docs, values, what: str, context: str) -> TrecColumns:
+def _columns_from_pairs(queries, docs, values, what: str, context: str, value_where: str) -> TrecColumns:
     query_table, query_codes = StringTable.from_strings(queries)
     doc_table, doc_codes = StringTable.from_strings(docs)
     check_ids(query_table, query_codes, "query id", context)
     check_ids(doc_table, doc_codes, "document id", context)
-    _check_values(values, what, lambda i: (queries[i], docs[i]))
+    _check_values(values, what, lambda i: (queries[i], docs[i]), value_where)
     return TrecColumns(query_table, query_codes, doc_table, doc_codes, values,
                        np.arange(1, values.shape[0] + 1, dtype=np.int64), None)
 
@@ -104,7 +107,8 @@ def _ids_text(items: list, where: str) -> tuple[list, bool]:
     return [v if type(v) is str else _id_text(v, where.format(i)) for i, v in enumerate(items)], True
 
 
-def _check_values(values: np.ndarray, what: str, ids) -> None:
+def _check_values(values: np.ndarray, what: str, ids, where: str) -> None:
+    """Refuse NaN (and, in qrels, infinity); ``where`` names the value, ``{}`` its row."""
     # Scores may be infinite (they order as numbers); relevance must be finite. NaN
     # propagates through min, so a pass or two without temporaries clears the usual case.
     if not values.size:
@@ -115,8 +119,22 @@ def _check_values(values: np.ndarray, what: str, ids) -> None:
     i = int(np.argmax(np.isnan(values) if what == "Run" else ~np.isfinite(values)))
     query, doc = ids(i)
     kind = "a number" if what == "Run" else "a finite number"
-    raise ValueError(f"{what} value for query {query!r}, document {doc!r} is {float(values[i])!r}; "
-                     f"it must be {kind}")
+    raise ValueError(f"{where.format(i)} is {float(values[i])!r} (query {query!r}, document {doc!r}); "
+                     f"a {what} value must be {kind}")
+
+
+def _dict_values(values: list, queries: list, docs: list, context: str) -> np.ndarray:
+    """The values of a ``{query: {doc: value}}`` mapping as float64: real numbers only."""
+    for i, value in enumerate(values):
+        if not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{context}: the value for query {queries[i]!r}, document {docs[i]!r} is "
+                            f"{value!r} of type {type(value).__name__}; values must be real numbers")
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except OverflowError:
+        i = next(i for i, value in enumerate(values) if abs(value) > _FLOAT64_MAX)
+        raise ValueError(f"{context}: the value for query {queries[i]!r}, document {docs[i]!r} is beyond "
+                         "the float64 range") from None
 
 
 def _check_unique_pairs(c: TrecColumns, what: str) -> None:
@@ -146,57 +164,69 @@ def _from_dict(mapping, what: str) -> TrecColumns:
         queries.extend([query] * len(judged))
         docs.extend(keys)
         values.extend(judged.values())
-    try:
-        numbers = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{context}: values must be numbers") from None
-    columns = _columns_from_pairs(queries, docs, numbers, what, context)
+    numbers = _dict_values(values, queries, docs, context)
+    columns = _columns_from_pairs(queries, docs, numbers, what, context, f"{context}: the value")
     if converted:
         # Keys that differ as objects can be the same id as text (1 and "1", b"d" and "d").
         _check_unique_pairs(columns, what)
     return columns
 
 
-def _from_arrays(query_ids, doc_ids, values, what: str, value_name: str, copy: bool = False, n_threads=None,
-                 names=("query_ids", "doc_ids"), where=("query_ids[{}]", "doc_ids[{}]"),
+def _from_arrays(query_ids, doc_ids, values, what: str, copy, n_threads, labels: tuple,
                  context: str = "from_arrays"):
+    """Rows from three columns; messages name them by ``labels`` (``{}`` added for a row)."""
+    copy = check_flag(copy, "copy")
+    threads = effective_n_threads(n_threads)
+    context = f"{what}.{context}"
+    names = tuple(f"{context}: {label}" for label in labels)
     queries, docs = as_ids(query_ids, names[0], copy), as_ids(doc_ids, names[1], copy)
-    numbers = np.asarray(values)
-    if numbers.ndim != 1 or numbers.dtype.kind not in "biuf":
-        raise TypeError(f"{value_name} must be a 1-D array of numbers, got {numbers.dtype} of shape "
-                        f"{numbers.shape}")
+    numbers = _values_array(values, names[2])
     n = numbers.shape[0]
-    for name, ids in (("query_ids", query_ids), ("doc_ids", doc_ids)):
+    for name, ids in zip(names[:2], (query_ids, doc_ids), strict=True):
         if len(ids) != n:
-            raise ValueError(f"{name} has {len(ids)} rows but {value_name} has {n}")
+            raise ValueError(f"{name} has {len(ids)} rows but {labels[2]} has {n}")
+    where = tuple(f"{name}, row {{}}," if " " in label else f"{name}[{{}}]"
+                  for name, label in zip(names, labels, strict=True))
     if queries is None or docs is None:
         numbers = _as_float64(numbers, copy)
-        context = f"{what}.{context}"
-        text = [_ids_text(np.asarray(ids).tolist(), f"{context}: {label}")[0]
-                for ids, label in zip((query_ids, doc_ids), where, strict=True)]
-        parsed = _columns_from_pairs(text[0], text[1], numbers, what, context)
+        text = [_ids_text(np.asarray(ids).tolist(), label)[0]
+                for ids, label in zip((query_ids, doc_ids), where[:2], strict=True)]
+        parsed = _columns_from_pairs(text[0], text[1], numbers, what, context, where[2])
         _check_unique_pairs(parsed, what)
         return parsed
-    _check_values(numbers, what, lambda i: (int(queries[i]), int(docs[i])))
-    columns = id_columns(queries, docs, numbers, what, effective_n_threads(n_threads))
+    _check_values(numbers, what, lambda i: (int(queries[i]), int(docs[i])), where[2])
+    columns = id_columns(queries, docs, numbers, what, threads)
     # Converted once the grouping's scratch is freed (integer relevance needs a float64 copy).
     columns.values = _as_float64(numbers, copy)
     return columns
+
+
+def _values_array(values, name: str) -> np.ndarray:
+    if values is None:
+        raise TypeError(f"{name} must be a 1-D array of numbers, got None")
+    numbers = np.asarray(values)
+    if numbers.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a 1-D array of numbers, got {numbers.dtype}")
+    if numbers.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of numbers, got shape {numbers.shape}")
+    return numbers
 
 
 def _as_float64(numbers: np.ndarray, copy: bool) -> np.ndarray:
     return np.array(numbers, dtype=np.float64) if copy else np.ascontiguousarray(numbers, dtype=np.float64)
 
 
-def _from_pandas(frame, columns: dict, what: str, value_name: str):
+def _from_pandas(frame, columns: dict, what: str):
+    pd = sys.modules.get("pandas")
+    if pd is None or not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{what}.from_pandas: frame must be a pandas DataFrame, got {type(frame).__name__}")
     missing = [name for name in columns.values() if name not in frame.columns]
     if missing:
         raise ValueError(f"{what}.from_pandas: the DataFrame has no column {missing[0]!r} "
                          f"(columns: {list(frame.columns)})")
     query, doc, value = (frame[name].to_numpy() for name in columns.values())
-    names = tuple(f"{what}.from_pandas: column {columns[key]!r}" for key in ("query", "doc"))
-    where = tuple(f"column {columns[key]!r}, row {{}}," for key in ("query", "doc"))
-    return _from_arrays(query, doc, value, what, value_name, names=names, where=where, context="from_pandas")
+    names = tuple(f"column {name!r}" for name in columns.values())
+    return _from_arrays(query, doc, value, what, False, None, names, "from_pandas")
 
 
 class _Side:
@@ -361,8 +391,7 @@ class Qrels(_TrecData):
         Integer id columns stay integers; other columns hold ids as :meth:`from_dict`
         takes them (a missing id, NaN or None, is a TypeError naming the column and row).
         """
-        return cls(_from_pandas(frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels",
-                                "relevance"))
+        return cls(_from_pandas(frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels"))
 
     @classmethod
     def from_arrays(cls, query_ids, doc_ids, relevance, *, copy=False, n_threads=None) -> Qrels:
@@ -383,7 +412,8 @@ class Qrels(_TrecData):
         >>> qrels.query_ids
         array([1, 2])
         """
-        return cls(_from_arrays(query_ids, doc_ids, relevance, "Qrels", "relevance", copy, n_threads))
+        return cls(_from_arrays(query_ids, doc_ids, relevance, "Qrels", copy, n_threads,
+                                ("query_ids", "doc_ids", "relevance")))
 
     def write(self, path) -> None:
         """Write a TREC qrels file (``.gz`` is compressed)."""
@@ -412,7 +442,9 @@ class Run(_TrecData):
 
     def __init__(self, columns, name: str | None = None):
         super().__init__(columns)
-        self.name = name or getattr(columns, "run_name", None) or "rankwise"
+        if name is None:
+            name = getattr(columns, "run_name", None) or "rankwise"
+        self.name = check_run_name(name)
 
     @classmethod
     def read(cls, path, name: str | None = None) -> Run:
@@ -438,7 +470,7 @@ class Run(_TrecData):
     @classmethod
     def from_pandas(cls, frame, query="query_id", doc="doc_id", score="score", name=None) -> Run:
         """From a DataFrame with one row per retrieved document; columns as :meth:`Qrels.from_pandas`."""
-        return cls(_from_pandas(frame, {"query": query, "doc": doc, "score": score}, "Run", "scores"), name)
+        return cls(_from_pandas(frame, {"query": query, "doc": doc, "score": score}, "Run"), name)
 
     @classmethod
     def from_arrays(cls, query_ids, doc_ids, scores, *, name=None, copy=False, n_threads=None) -> Run:
@@ -460,7 +492,8 @@ class Run(_TrecData):
         >>> run
         Run('rankwise', 2 queries, 3 documents)
         """
-        return cls(_from_arrays(query_ids, doc_ids, scores, "Run", "scores", copy, n_threads), name)
+        return cls(_from_arrays(query_ids, doc_ids, scores, "Run", copy, n_threads,
+                                ("query_ids", "doc_ids", "scores")), name)
 
     def write(self, path) -> None:
         """Write a TREC run file; ranks follow the order of the rows."""
@@ -547,7 +580,7 @@ class TrecResults:
     def format(self, per_query: bool = False) -> str:
         """trec_eval's output: ``measure<TAB>query|all<TAB>value`` lines, per query first with ``-q``."""
         lines = []
-        if per_query:
+        if check_flag(per_query, "per_query"):
             for q, query in enumerate(self.query_ids):
                 for j, spec in enumerate(self._specs):
                     if spec.root not in _SUMMARY_ONLY:
@@ -801,12 +834,13 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
     if not isinstance(qrels, Qrels) or not isinstance(run, Run):
         raise TypeError("trec_eval(qrels, run, ...) takes a Qrels and a Run (see Qrels.read, Run.read)")
     check_choice(ties, "ties", _TIES)
+    complete = check_flag(complete, "complete")
     level = check_level(relevance_level)
     limit = _check_depth(depth)
     threads = effective_n_threads(n_threads)
     specs = parse_trec_measures(measures)
     _check_expected(specs, ties, depth)
-    join = _Join(qrels, run, bool(complete))
+    join = _Join(qrels, run, complete)
     n_queries = join.qrels_query.shape[0]
     kernel_specs = _kernel_columns(specs)
     values = _evaluate(join, kernel_specs, ties, level, limit, threads)
