@@ -202,7 +202,7 @@ def test_kernels_return_at_once_when_stopped(rng):
                       np.empty(n), n_entries, _stopped())
     assert np.all(n_entries == -7)
     ranked = np.full(n, -7.0)
-    _trec.rank_relevance(scores, docs, scores, indptr, 0, 2, ranked, np.empty(n), _stopped())
+    _trec.rank_relevance(scores, scores, indptr, 0, 2, ranked, np.empty(n), _stopped())
     assert np.all(ranked == -7.0)
     num_rel = np.full(2, -7.0)
     _trec.judgement_counts(indptr, scores, 0.5, 0, 2, num_rel, np.empty(2), _stopped())

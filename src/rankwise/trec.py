@@ -972,11 +972,10 @@ def _rank_dense(join: _Join, threads: int) -> tuple:
         rows = _ranges(join.run_start, join.run_stop)
         relevance, scores = relevance[rows], scores[rows]
         del rows
-    positions = np.arange(join.cost[-1], dtype=np.int64)
-    ranked, ranked_scores = np.empty(positions.shape[0]), np.empty(positions.shape[0])
+    ranked, ranked_scores = np.empty(join.cost[-1]), np.empty(join.cost[-1])
 
     def task(q_start, q_stop, stop):
-        rank_relevance(scores, positions, relevance, join.cost, q_start, q_stop, ranked, ranked_scores, stop)
+        rank_relevance(scores, relevance, join.cost, q_start, q_stop, ranked, ranked_scores, stop)
 
     run_over_queries(task, join.cost, threads)
     return ranked, np.empty(0, dtype=np.int64), ranked_scores, join.cost[:-1].copy(), join.lengths

@@ -73,7 +73,6 @@ def rank_judged(
 ) -> None: ...
 def rank_relevance(
     scores: npt.NDArray[np.float64],
-    keys: npt.NDArray[np.int64],
     rels: npt.NDArray[np.float64],
     indptr: npt.NDArray[np.int64],
     q_start: int,

@@ -502,13 +502,13 @@ def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t
     workspace_free(&w)
 
 
-def rank_relevance(const double[::1] scores, const int64_t[::1] keys, const double[::1] rels,
+def rank_relevance(const double[::1] scores, const double[::1] rels,
                    const int64_t[::1] indptr, Py_ssize_t q_start, Py_ssize_t q_stop,
                    double[::1] ranked, double[::1] ranked_scores, const uint8_t[::1] stop=None):
-    """Write each query's relevance values (and scores) in rank order: score descending, key ascending.
+    """Write each query's relevance values (and scores) in rank order: score descending, row ascending.
 
-    Keys are unique within a query, so the order is total and the unstable sort is
-    deterministic. Returns early once ``stop`` (``_stop.pxd``) is set.
+    The row breaks ties, so the order is total and the unstable sort is deterministic.
+    Returns early once ``stop`` (``_stop.pxd``) is set.
     """
     cdef Py_ssize_t q, i, begin, n, longest = 0
     cdef const uint8_t* flag = flag_of(stop)
@@ -527,7 +527,7 @@ def rank_relevance(const double[::1] scores, const int64_t[::1] keys, const doub
             for i in range(n):
                 items[i].score = scores[begin + i]
                 items[i].label = rels[begin + i]
-                items[i].key = keys[begin + i]
+                items[i].key = begin + i
             sort_items(items, n, 0, flag)
             if was_stopped(flag):
                 break
