@@ -11,6 +11,7 @@ the last place, plus half the spacing of subnormals: the one rounding that a sub
 cannot avoid, so an unnormalised DCG must be the correctly rounded value there.
 """
 import functools
+import itertools
 import math
 from fractions import Fraction
 
@@ -192,3 +193,91 @@ def test_graded_rbp_of_labels_far_below_max_grade():
                            Fraction(0)) / len(rankings)
                 assert_exact(got, want, (ties, max_grade, k))
 
+
+# ---------------------------------------------------------------- trec_eval's nDCG
+
+def _trec_gain(label, pairs):
+    """trec_eval's gain of a relevance value (-1: absent from the qrels, -2: judged negative)."""
+    if label == int(label) and int(label) in pairs:
+        return Fraction(pairs[int(label)])
+    return Fraction(label) if label > 0 else Fraction(0)
+
+
+def trec_exact(judged, ranked, root, k=None, pairs=None, tied=()):
+    """trec_eval's ndcg (custom gains ``pairs``) or ndcg_cut.k, exactly: DCG of the run's documents
+    in rank order (``ranked``; the positions in ``tied`` hold one tie group, averaged over its
+    orderings) over the ideal DCG of the judged documents' positive gains."""
+    pairs = pairs or {}
+
+    def relevance(doc):
+        label = judged.get(doc, -1.0)
+        return -2.0 if label < 0 and doc in judged else label
+
+    def gain(doc):
+        label = relevance(doc)
+        return _trec_gain(label, pairs) if root == "ndcg" else Fraction(max(label, 0.0))
+
+    def dcg(order):
+        return sum((gain(d) * _discount(r) for r, d in enumerate(order[:k], start=1)), Fraction(0))
+
+    if tied:
+        orders = []
+        for perm in itertools.permutations([ranked[i] for i in tied]):
+            order = list(ranked)
+            for i, d in zip(tied, perm, strict=True):
+                order[i] = d
+            orders.append(order)
+        value = sum((dcg(o) for o in orders), Fraction(0)) / len(orders)
+    else:
+        value = dcg(ranked)
+    gains = [_trec_gain(v, pairs) if root == "ndcg" else Fraction(v) for v in judged.values() if v >= 0]
+    ideal = sorted((g for g in gains if g > 0), reverse=True)[:k]
+    best = sum((g * _discount(r) for r, g in enumerate(ideal, start=1)), Fraction(0))
+    return value / best if best else Fraction(0)
+
+
+TREC_QUERIES = {
+    # qid: ({doc: relevance}, [retrieved docs in rank order])
+    1: ({10: 1.5e-323, 11: 0.0, 12: 5e-324, 13: 1e-320}, [11, 10, 14, 12, 13]),
+    2: ({20: 1e-300, 21: 1e-320, 22: 2e-320, 23: 1.0}, [21, 22, 20, 24, 23]),
+    3: ({30: 2.0, 31: 1.0, 32: 0.0, 33: -1.0}, [33, 32, 31, 35, 30]),
+}
+CUSTOM = ["ndcg.1=1e-320,2=5e-324", "ndcg.1=-1e-320,2=5e-324", "ndcg.-1=3e-322,1=1e-318,2=2.5e-323",
+          "ndcg.-2=1e-321,1=1.0"]
+
+
+def _trec_inputs(queries, tied=()):
+    qrels = [(q, d, v) for q, (judged, _) in queries.items() for d, v in judged.items()]
+    run = []
+    for q, (_, ranked) in queries.items():
+        for r, d in enumerate(ranked):
+            run.append((q, d, 100.0 - (tied[0] if r in tied else r)))  # tied: consecutive positions
+    qrels, run = np.array(qrels), np.array(run)
+    return (rw.Qrels.from_arrays(qrels[:, 0].astype(np.int64), qrels[:, 1].astype(np.int64), qrels[:, 2]),
+            rw.Run.from_arrays(run[:, 0].astype(np.int64), run[:, 1].astype(np.int64), run[:, 2]))
+
+
+@pytest.mark.parametrize("ties, tied", [("trec", ()), ("expected", ()), ("expected", (1, 2, 3))])
+def test_trec_eval_ndcg_of_subnormal_relevance(ties, tied):
+    qrels, run = _trec_inputs(TREC_QUERIES, tied)
+    res = rw.trec_eval(qrels, run, ["ndcg", "ndcg_cut.1,2,3,1000", *CUSTOM], ties=ties)
+    assert res.query_ids.tolist() == list(TREC_QUERIES)
+    for q, (judged, ranked) in enumerate(TREC_QUERIES.values()):
+        assert_exact(res["ndcg"][q], trec_exact(judged, ranked, "ndcg", tied=tied), (q, "ndcg"))
+        for k in [1, 2, 3, 1000]:
+            assert_exact(res[f"ndcg_cut_{k}"][q], trec_exact(judged, ranked, "ndcg_cut", k, tied=tied), (q, k))
+        for text in CUSTOM:
+            pairs = {int(a): float(b) for a, b in (p.split("=") for p in text[5:].split(","))}
+            name = text.replace(".", "_", 1)
+            assert_exact(res[name][q], trec_exact(judged, ranked, "ndcg", pairs=pairs, tied=tied), (q, text))
+
+
+def test_trec_eval_query_absent_from_the_run():
+    # complete=True: a query the run lacks gets the gain of level -1 at rank 1 over its ideal DCG.
+    qrels = rw.Qrels.from_arrays(np.array([1, 1, 2]), np.array([10, 11, 20]), np.array([1e-320, 3e-321, 1.0]))
+    run = rw.Run.from_arrays(np.array([2]), np.array([20]), np.array([1.0]))
+    for text, gain in [("ndcg.-1=5e-324", TINY), ("ndcg.-1=1e-300", 1e-300), ("ndcg.-1=-2e-322", -2e-322)]:
+        res = rw.trec_eval(qrels, run, [text], complete=True)
+        name = text.replace(".", "_", 1)
+        ideal = Fraction(1e-320) + Fraction(3e-321) * _discount(2)
+        assert_exact(res[name][0], Fraction(gain) / ideal, text)
