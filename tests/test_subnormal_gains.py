@@ -38,9 +38,11 @@ QUERIES = {
     "normal and subnormal": ([1.0, 1e-320, 0.0, 3e-323, 2.0], [0.3, 0.9, 0.8, 0.9, 0.1]),
     "whole range": ([1e300, 1e-320, TINY, 0.0, 1e-300], [0.1, 0.7, 0.7, 0.5, 0.2]),
     "tiny above, normal below": ([1e-320, 2e-320, 0.0, 1e-300], [0.9, 0.8, 0.7, 0.1]),
+    # Nearly the largest gains a call may hold (their sum must stay finite), never scaled up.
+    "largest and smallest": ([1.7e308, 1e-320, TINY, 0.0], [0.1, 0.9, 0.5, 0.5]),
 }
 # Exponential gains: labels above 1023 overflow 2**label - 1 (refused), and 1e-300's gain is normal.
-EXP_QUERIES = {name: q for name, q in QUERIES.items() if name != "whole range"}
+EXP_QUERIES = {name: q for name, q in QUERIES.items() if name not in ("whole range", "largest and smallest")}
 EXP_QUERIES["whole range"] = ([1000.0, 1e-320, TINY, 0.0, 1e-300], [0.1, 0.7, 0.7, 0.5, 0.2])
 
 
