@@ -208,12 +208,14 @@ def test_kernels_return_at_once_when_stopped(rng):
     _trec.judgement_counts(indptr, scores, 0.5, 0, 2, num_rel, np.empty(2), _stopped())
     assert np.all(num_rel == -7.0)
     ideal = np.full((2, 1), -7.0)
-    _trec.ideal_dcg(indptr, scores, np.array([10], dtype=np.int64), 0, 2, ideal, _stopped())
+    _trec.ideal_dcg(indptr, scores, np.array([10], dtype=np.int64), 0, 2, ideal, np.zeros(2, dtype=np.int32),
+                    _stopped())
     assert np.all(ideal == -7.0)
     measured = np.full((2, 1), -7.0)
     _trec.trec_measures(scores, np.arange(1, n + 1, dtype=np.int64), np.empty(0), starts, np.diff(indptr),
                         np.diff(indptr), np.ones(2), np.ones(2), np.array([3], dtype=np.int32), np.zeros((1, 4)),
-                        np.ones(1, dtype=np.int64), np.zeros((2, 1)), np.empty(0, dtype=np.int64), np.empty(0),
+                        np.ones(1, dtype=np.int64), np.zeros((2, 1)), np.zeros((2, 1), dtype=np.int32),
+                        np.empty(0, dtype=np.int64), np.empty(0),
                         np.zeros(2, dtype=np.int64), 1.0, False, 0, 2, measured, _stopped())
     assert np.all(measured == -7.0)
 

@@ -744,12 +744,15 @@ def _gains(qs: _Side, spec: TrecSpec) -> np.ndarray:
     return gains
 
 
-def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> np.ndarray:
-    """Ideal DCG of each evaluated query for each measure (0 where it has none).
+def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ideal DCG of each evaluated query for each measure (0 where it has none), times 2**scale.
 
-    Measures that share a gain definition (every ndcg_cut cutoff) share one ordering.
+    The scale is 0 but for queries whose largest gain is tiny: their ideal DCG is computed
+    with the gains scaled into float64's normal range, exactly (``_gain.pxd``). Measures
+    that share a gain definition (every ndcg_cut cutoff) share one ordering.
     """
     out = np.zeros((queries.shape[0], len(specs)))
+    out_scale = np.zeros((queries.shape[0], len(specs)), dtype=np.int32)
     groups: dict = {}
     for m, spec in enumerate(specs):
         if spec.kind in (TrecMeasure.NDCG, TrecMeasure.NDCG_CUT):
@@ -757,10 +760,13 @@ def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> np.ndarray:
     for columns in groups.values():
         cutoffs = np.array([specs[m].cutoff or _NO_CUTOFF for m in columns], dtype=np.int64)
         ideal = np.empty((qs.n_queries, cutoffs.shape[0]))
+        scale = np.empty(qs.n_queries, dtype=np.int32)
         gains = _gains(qs, specs[columns[0]])
-        run_over_queries(partial(ideal_dcg, qs.indptr, gains, cutoffs, out=ideal), qs.indptr, threads)
+        run_over_queries(partial(ideal_dcg, qs.indptr, gains, cutoffs, out=ideal, scale=scale), qs.indptr,
+                         threads)
         out[:, columns] = ideal[queries]
-    return out
+        out_scale[:, columns] = scale[queries, None]
+    return out, out_scale
 
 
 def _iprec(point: float) -> TrecSpec:
@@ -897,7 +903,7 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
     kinds = np.array([int(s.kind) for s in specs], dtype=np.int32)
     params = np.zeros((len(specs), 4))
     cutoffs = np.ones(len(specs), dtype=np.int64)
-    ideal = _ideal(qs, specs, join.qrels_query, threads)
+    ideal, ideal_scale = _ideal(qs, specs, join.qrels_query, threads)
     pairs = [_gain_pairs(s) for s in specs]
     gain_levels = np.concatenate([levels for levels, _ in pairs])
     gain_values = np.concatenate([values for _, values in pairs])
@@ -910,23 +916,26 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
     out = np.empty((n_queries, len(specs)))
 
     def measure(q_start, q_stop, stop):
-        trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, cutoffs, ideal, gain_levels,
-                      gain_values, gain_start, level, ties == "expected", q_start, q_stop, out, stop)
+        trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, cutoffs, ideal, ideal_scale,
+                      gain_levels, gain_values, gain_start, level, ties == "expected", q_start, q_stop, out,
+                      stop)
 
     run_over_queries(measure, join.cost, threads)
     absent = num_ret == 0
     if absent.any():
-        _absent(specs, out, absent, num_rel, ideal)
+        _absent(specs, out, absent, num_rel, ideal, ideal_scale)
     return out
 
 
-def _absent(specs, out: np.ndarray, absent: np.ndarray, num_rel: np.ndarray, ideal: np.ndarray) -> None:
+def _absent(specs, out: np.ndarray, absent: np.ndarray, num_rel: np.ndarray, ideal: np.ndarray,
+            ideal_scale: np.ndarray) -> None:
     """Values of the queries the run lacks (complete=True), as trec_eval 10.0 has them.
 
     trec_eval evaluates them against a ranking of one unjudged document, then zeroes
     num_ret and the measure named exactly ``utility``. So every measure is 0 but num_rel,
     utility with explicit coefficients (p2 + p3 R - p4 (1 + R)), and ndcg with a gain for
-    level -1 (documents absent from the qrels): that gain at rank 1 over the ideal DCG.
+    level -1 (documents absent from the qrels): that gain at rank 1 over the ideal DCG
+    (which is times 2**ideal_scale).
     """
     out[absent] = 0.0
     r = num_rel[absent]
@@ -942,7 +951,13 @@ def _absent(specs, out: np.ndarray, absent: np.ndarray, num_rel: np.ndarray, ide
             gain = values[levels == -1].sum()
             if gain != 0:
                 best = ideal[absent, m]
-                out[absent, m] = np.where(best > 0, gain / np.where(best > 0, best, 1.0), 0.0)
+                # gain / (best / 2**scale) from the gain's significand (normal even when the
+                # gain is subnormal), then one rounding; trec_eval's value overflows to inf too.
+                significand, exponent = np.frexp(gain)
+                with np.errstate(over="ignore"):
+                    ratio = np.ldexp(significand / np.where(best > 0, best, 1.0),
+                                     exponent + ideal_scale[absent, m])
+                out[absent, m] = np.where(best > 0, ratio, 0.0)
 
 
 def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:

@@ -19,11 +19,12 @@ NaN scores are ranked below every number (nan="last") and reported per query, fo
 the Python layer to raise on under nan="raise": every path reads every score anyway,
 so the check costs no pass of its own.
 """
-from libc.math cimport INFINITY, M_LN2, ceil, exp2, expm1, log2, pow
+from libc.math cimport INFINITY, M_LN2, ceil, exp2, expm1, frexp, ldexp, log2, pow
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
+from ._gain cimport SAFE_GAIN, gain_scale, scaled_ratio, unscale
 from ._sort cimport Item, ranks_above, same_flag, same_rank, sort_items
 from ._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
 from ._typedefs cimport label_t, score_t
@@ -104,6 +105,8 @@ cdef struct Params:
     int ties
     double level
     double max_grade
+    double grade_mant       # max_grade = grade_mant * 2**grade_exp, grade_mant in [0.5, 1)
+    int grade_exp
 
 
 cdef int grow(void** ptr, size_t nbytes) noexcept nogil:
@@ -712,11 +715,22 @@ cdef inline double err_prob(double label, double max_grade) noexcept nogil:
     return exp2(label - max_grade) - exp2(-max_grade)
 
 
-cdef inline double item_value(int kind, double label, bint flag, const Params* prm) noexcept nogil:
-    """What an item contributes before its position weight: DCG gain or RBP relevance."""
+cdef inline double item_value(int kind, double label, bint flag, const Params* prm, int e) noexcept nogil:
+    """What an item contributes before its position weight, times 2**e: DCG gain or RBP relevance.
+
+    e is 0 but in the sums that _gain.pxd scales: those of labels below SAFE_GAIN (DCG),
+    or of label / max_grade below it (graded RBP). There 2**label - 1 is label * ln 2 to
+    double precision, and label * 2**e, like label * 2**(e - grade_exp), is exact.
+    """
     if kind == RBP:
-        return label / prm.max_grade if flag else (1.0 if label >= prm.level else 0.0)
-    return exponential_gain(label) if flag else label
+        if not flag:
+            return 1.0 if label >= prm.level else 0.0
+        if e == 0:
+            return label / prm.max_grade
+        return ldexp(label, e - prm.grade_exp) / prm.grade_mant
+    if e == 0:
+        return exponential_gain(label) if flag else label
+    return ldexp(label, e) * M_LN2 if flag else ldexp(label, e)
 
 
 cdef inline double weight_sum(int kind, int64_t first, int64_t last, double p,
@@ -778,8 +792,8 @@ cdef double det_tp(const Query* q, const Workspace* ws, int64_t k, double level)
 
 
 cdef double det_weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
-                         double p, const Params* prm) noexcept nogil:
-    """DCG or RBP: item values times the weight of their position."""
+                         double p, const Params* prm, int e) noexcept nogil:
+    """DCG or RBP, times 2**e: item values times the weight of their position."""
     cdef Py_ssize_t s
     cdef int64_t pos
     cdef double acc = 0.0
@@ -787,7 +801,7 @@ cdef double det_weighted(int kind, const Query* q, const Workspace* ws, int64_t 
         pos = ws.slot_pos[s]
         if pos > k or ((s & POLL_MASK) == 0 and stopped(ws.stop)):
             break
-        acc += item_value(kind, ws.items[s].label, flag, prm) * weight_sum(kind, pos, pos, p, ws.stop)
+        acc += item_value(kind, ws.items[s].label, flag, prm, e) * weight_sum(kind, pos, pos, p, ws.stop)
     return acc
 
 
@@ -895,8 +909,8 @@ cdef double exp_tp(const Query* q, const Workspace* ws, int64_t k, double level)
 
 
 cdef double exp_weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
-                         double p, const Params* prm) noexcept nogil:
-    """DCG or RBP: each group's mean item value times the weights of its positions up to k."""
+                         double p, const Params* prm, int e) noexcept nogil:
+    """DCG or RBP, times 2**e: each group's mean item value times the weights of its positions up to k."""
     cdef Py_ssize_t g, s
     cdef int64_t c, above
     cdef double total, acc = 0.0
@@ -907,7 +921,7 @@ cdef double exp_weighted(int kind, const Query* q, const Workspace* ws, int64_t 
         c = ws.tied[g]
         total = 0.0
         for s in range(ws.group_start[g], ws.group_start[g + 1]):
-            total += item_value(kind, ws.items[s].label, flag, prm)
+            total += item_value(kind, ws.items[s].label, flag, prm, e)
         acc += total / c * weight_sum(kind, above + 1, min(above + c, k), p, ws.stop)
     return acc
 
@@ -977,8 +991,11 @@ cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) 
 
 # ---------------------------------------------------------------- one metric, one query
 
-cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, const Params* prm) noexcept nogil:
+cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, const Params* prm,
+                      int* scale) noexcept nogil:
+    """The ideal DCG cut at k, times 2**scale (set from its largest gain, the first: _gain.pxd)."""
     cdef Py_ssize_t s, n
+    cdef int e
     cdef double acc = 0.0, label, value = 0.0, last = -1.0
     if not q.ideal_ready:
         for s in range(q.t):
@@ -989,6 +1006,8 @@ cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, cons
         q.n_ideal = q.t
         q.ideal_ready = True
     n = <Py_ssize_t> min(<int64_t> q.n_ideal, k)
+    e = gain_scale(ws.ideal[0].label) if n > 0 else 0
+    scale[0] = e
     for s in range(n):
         if (s & POLL_MASK) == 0 and stopped(ws.stop):
             break
@@ -996,7 +1015,7 @@ cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, cons
         # exp2 per run. Labels are >= 0, so the first never matches last.
         label = ws.ideal[s].label
         if label != last:
-            value = item_value(DCG, label, exponential, prm)
+            value = item_value(DCG, label, exponential, prm, e)
             last = label
         acc += value / log2_next(s + 1)
     return acc
@@ -1009,17 +1028,59 @@ cdef double true_positives(const Query* q, const Workspace* ws, int64_t k, const
 
 
 cdef double weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
-                     double p, const Params* prm) noexcept nogil:
+                     double p, const Params* prm, int e) noexcept nogil:
     if prm.ties == EXPECTED:
-        return exp_weighted(kind, q, ws, k, flag, p, prm)
-    return det_weighted(kind, q, ws, k, flag, p, prm)
+        return exp_weighted(kind, q, ws, k, flag, p, prm, e)
+    return det_weighted(kind, q, ws, k, flag, p, prm, e)
+
+
+cdef double largest_summed(const Query* q, const Workspace* ws, int64_t k, bint expected) noexcept nogil:
+    """The largest label among the items that weighted() sums: those placed within k.
+
+    They come first among the tracked items, which are in rank order.
+    """
+    cdef Py_ssize_t s, g, end = q.t
+    cdef double best = 0.0
+    if expected:
+        for g in range(q.d):
+            if ws.above[g] >= k:
+                end = ws.group_start[g]
+                break
+    else:
+        for s in range(q.t):
+            if ws.slot_pos[s] > k:
+                end = s
+                break
+    for s in range(end):
+        if (s & POLL_MASK) == 0 and stopped(ws.stop):
+            break
+        best = best if best >= ws.items[s].label else ws.items[s].label
+    return best
+
+
+cdef double scaled_weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
+                            double p, const Params* prm, int* scale) noexcept nogil:
+    """weighted() times 2**scale: first with the scale given, then, if that sum is below
+    SAFE_GAIN, with the scale of the largest value it sums, when that one is larger
+    (_gain.pxd). Only a DCG or a graded RBP sums label-derived values.
+    """
+    cdef double value = weighted(kind, q, ws, k, flag, p, prm, scale[0]), largest
+    cdef int e
+    if value < SAFE_GAIN and (kind == DCG or flag):
+        largest = largest_summed(q, ws, k, prm.ties == EXPECTED)
+        e = gain_scale(largest if kind == DCG else largest / prm.max_grade)
+        if e > scale[0]:
+            scale[0] = e
+            value = weighted(kind, q, ws, k, flag, p, prm, e)
+    return value
 
 
 cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
                          Query* q, Workspace* ws, const Params* prm) noexcept nogil:
     cdef bint expected = prm.ties == EXPECTED
     cdef int64_t k = cutoff if cutoff > 0 else INT64_MAX
-    cdef double ideal
+    cdef int scale = 0, ideal_scale = 0
+    cdef double ideal, value
     if kind == RR:
         return exp_rr(q, ws, k, prm.level) if expected else det_rr(q, ws, k, prm.level)
     if kind == AP:
@@ -1038,10 +1099,15 @@ cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
         # In double: cutoff + R overflows int64 for cutoffs near 2**63.
         return 2.0 * true_positives(q, ws, k, prm) / (<double> cutoff + <double> q.n_rel)
     if kind == DCG or kind == RBP:
-        return weighted(kind, q, ws, k, flag, param, prm)
+        value = scaled_weighted(kind, q, ws, k, flag, param, prm, &scale)
+        return unscale(value, scale)
     if kind == NDCG:
-        ideal = ideal_dcg(q, ws, k, flag, prm)
-        return weighted(DCG, q, ws, k, flag, param, prm) / ideal if ideal > 0 else 0.0
+        ideal = ideal_dcg(q, ws, k, flag, prm, &ideal_scale)
+        if not ideal > 0:
+            return 0.0
+        scale = ideal_scale
+        value = scaled_weighted(DCG, q, ws, k, flag, param, prm, &scale)
+        return scaled_ratio(value, scale, ideal, ideal_scale)
     if kind == ERR:
         return exp_err(q, ws, k, prm.max_grade) if expected else det_err(q, ws, k, prm.max_grade)
     return 0.0
@@ -1143,6 +1209,7 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
     prm.ties = ties
     prm.level = level
     prm.max_grade = max_grade
+    prm.grade_mant = frexp(max_grade, &prm.grade_exp)
     top.k = top_k
     top.heap = NULL
     if top_k > 0:

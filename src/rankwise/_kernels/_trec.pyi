@@ -98,6 +98,7 @@ def ideal_dcg(
     g_start: int,
     g_stop: int,
     out: npt.NDArray[np.float64],
+    scale: npt.NDArray[np.int32],
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def trec_measures(
@@ -113,6 +114,7 @@ def trec_measures(
     params: npt.NDArray[np.float64],
     cutoffs: npt.NDArray[np.int64],
     ideal: npt.NDArray[np.float64],
+    ideal_scale: npt.NDArray[np.int32],
     gain_levels: npt.NDArray[np.int64],
     gain_values: npt.NDArray[np.float64],
     gain_start: npt.NDArray[np.int64],

@@ -11,11 +11,12 @@ ranks the whole list instead, since tie groups decide it. Prefix sums over the r
 judged documents (relevant so far, average-precision terms, DCG) are built once per
 query, so every cutoff of every measure is a lookup.
 """
-from libc.math cimport INFINITY, floor, log2, lround, trunc
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.math cimport INFINITY, fabs, floor, log2, lround, trunc
+from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
+from ._gain cimport SAFE_GAIN, gain_scale, scaled, scaled_ratio
 from ._ids cimport decimal_compare, id_slot, table_bits
 from ._sort cimport Item, sort_items
 from ._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
@@ -587,14 +588,16 @@ cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep
 
 
 def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const int64_t[::1] cutoffs, Py_ssize_t g_start,
-              Py_ssize_t g_stop, double[:, ::1] out, const uint8_t[::1] stop=None):
-    """Ideal DCG of qrels queries ``g_start:g_stop`` cut at each cutoff: ``out[g, c]``.
+              Py_ssize_t g_stop, double[:, ::1] out, int32_t[::1] scale, const uint8_t[::1] stop=None):
+    """Ideal DCG of qrels queries ``g_start:g_stop`` cut at each cutoff, times 2**``scale[g]``: ``out[g, c]``.
 
     The query's positive gains (rows ``indptr[g]:indptr[g+1]``) in descending order,
     each over log2(rank + 1), summed over the ranks below ``cutoffs[c] + 1`` (cutoffs
-    >= 1; 2**63 - 1 keeps them all).
+    >= 1; 2**63 - 1 keeps them all). ``scale[g]`` is 0 unless the query's largest gain
+    is below SAFE_GAIN, where the gains are scaled into the normal range (``_gain.pxd``).
     """
     cdef Py_ssize_t g, i, c, n, longest = 0, keep
+    cdef int e
     cdef int64_t largest = 0
     cdef const uint8_t* flag = flag_of(stop)
     cdef double* best
@@ -618,9 +621,11 @@ def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const int64_t[
             if stopped(flag):
                 break
             n = largest_gains(&gains[0] + indptr[g], indptr[g + 1] - indptr[g], keep, best, items, flag)
+            e = gain_scale(best[0]) if n > 0 else 0
+            scale[g] = e
             prefix[0] = 0.0
             for i in range(n):
-                prefix[i + 1] = prefix[i] + best[i] / log2(i + 2.0)
+                prefix[i + 1] = prefix[i] + scaled(best[i], e) / log2(i + 2.0)
             for c in range(cutoffs.shape[0]):
                 out[g, c] = prefix[n if cutoffs[c] >= n else <Py_ssize_t>cutoffs[c]]
     free(best)
@@ -838,16 +843,18 @@ cdef inline double label_gain(double label, const int64_t* levels, const double*
     return label if label > 0 else 0.0
 
 
-cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gains,
-                       Py_ssize_t n_gains) noexcept nogil:
-    # DCG of the retrieved list; under the expectation each position of a tie group
-    # gets the group's mean gain. Summed in rank order, as trec_eval sums it.
+cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gains, Py_ssize_t n_gains,
+                       int64_t k, int e, double* largest) noexcept nogil:
+    # DCG of the retrieved list down to rank k, its gains times 2**e (_gain.pxd), and the
+    # largest |gain| it sums in ``largest``; under the expectation each position of a tie
+    # group gets the group's mean gain. Summed in rank order, as trec_eval sums it.
     cdef Py_ssize_t start = 0, end, i, j = 0
-    cdef int64_t rank
-    cdef double total = 0.0, gain, unjudged = label_gain(NONPOOL, levels, gains, n_gains)
+    cdef int64_t rank, last = min(<int64_t>qu.ret, k)
+    cdef double total = 0.0, gain, one, most = 0.0, unjudged = label_gain(NONPOOL, levels, gains, n_gains)
+    largest[0] = 0.0
     if not qu.expected and unjudged != 0:
         # A gain for documents absent from the qrels (level -1): every rank counts.
-        for rank in range(1, qu.ret + 1):
+        for rank in range(1, last + 1):
             if (rank & POLL_MASK) == 0 and stopped(qu.stop):
                 break
             if j < qu.m and rank_of(qu, j) == rank:
@@ -856,35 +863,64 @@ cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gai
             else:
                 gain = unjudged
             if gain != 0:
-                total += gain / log2(rank + 1.0)
+                most = max(most, fabs(gain))
+                total += scaled(gain, e) / log2(rank + 1.0)
+        largest[0] = most
         return total
     if not qu.expected:
         for i in range(qu.m):
-            if (i & POLL_MASK) == 0 and stopped(qu.stop):
+            if rank_of(qu, i) > last or ((i & POLL_MASK) == 0 and stopped(qu.stop)):
                 break
             gain = label_gain(qu.rel[i], levels, gains, n_gains)
             if gain != 0:
-                total += gain / log2(rank_of(qu, i) + 1.0)
+                most = max(most, fabs(gain))
+                total += scaled(gain, e) / log2(rank_of(qu, i) + 1.0)
+        largest[0] = most
         return total
-    while start < qu.ret and not stopped(qu.stop):
+    while start < last and not stopped(qu.stop):
         end = group_end(qu, start)
         gain = 0.0
         for i in range(start, end):
             if (i & POLL_MASK) == 0 and stopped(qu.stop):
                 return total
-            gain += label_gain(qu.rel[i], levels, gains, n_gains)
+            one = label_gain(qu.rel[i], levels, gains, n_gains)
+            most = max(most, fabs(one))
+            gain += scaled(one, e)
         gain /= end - start
         if gain != 0:
-            for i in range(start, min(end, qu.ret)):
+            for i in range(start, min(end, last)):
                 if (i & POLL_MASK) == 0 and stopped(qu.stop):
                     return total
                 total += gain / log2(i + 2.0)
         start = end
+    largest[0] = most
     return total
 
 
-cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t k, double ideal, double level,
-                    const int64_t* levels, const double* gains, Py_ssize_t n_gains) noexcept nogil:
+cdef double ndcg(const Query* qu, int64_t k, bint cut, double ideal, int ideal_scale, const int64_t* levels,
+                 const double* gains, Py_ssize_t n_gains) noexcept nogil:
+    # The DCG down to rank k (ndcg_cut's from the prefix sums) over the ideal DCG, which is
+    # times 2**ideal_scale. A DCG below SAFE_GAIN is summed again with its gains scaled by
+    # the largest of them, once a first pass has found it (_gain.pxd).
+    cdef double value, largest = 0.0
+    cdef int e = 0
+    if not ideal > 0:
+        return 0.0
+    if cut:
+        value = at_cut(qu.dcg, qu, k)
+    else:
+        value = gained_dcg(qu, levels, gains, n_gains, k, 0, &largest)
+    if fabs(value) < SAFE_GAIN:
+        if cut:
+            gained_dcg(qu, levels, gains, n_gains, k, 0, &largest)
+        e = gain_scale(largest)
+        if e > 0:
+            value = gained_dcg(qu, levels, gains, n_gains, k, e, &largest)
+    return scaled_ratio(value, e, ideal, ideal_scale)
+
+
+cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t k, double ideal, int ideal_scale,
+                    double level, const int64_t* levels, const double* gains, Py_ssize_t n_gains) noexcept nogil:
     # p: the measure's real parameters; k: its cutoff (1 to 2**63 - 1) where it has one.
     cdef double a = qu.rel_ret, ret = <double>qu.ret, r = qu.num_rel, value, cut
     cdef Py_ssize_t i
@@ -940,10 +976,9 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t 
         return 1.0 if at_cut(qu.hits, qu, k) > 0 else 0.0
     if kind == UTILITY:
         return p[0] * a + p[1] * (ret - a) + p[2] * (r - a) + p[3] * (0.0 + a - ret - r)
-    if kind == NDCG:
-        return gained_dcg(qu, levels, gains, n_gains) / ideal if ideal > 0 else 0.0
-    if kind == NDCG_CUT:
-        return at_cut(qu.dcg, qu, k) / ideal if ideal > 0 else 0.0
+    if kind == NDCG or kind == NDCG_CUT:
+        return ndcg(qu, k if kind == NDCG_CUT else INT64_MAX, kind == NDCG_CUT, ideal, ideal_scale, levels, gains,
+                    n_gains)
     if kind == SET_P:
         return a / ret if ret > 0 else 0.0
     if kind == SET_RELATIVE_P:
@@ -964,7 +999,8 @@ def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, co
                   const int64_t[::1] entry_start, const int64_t[::1] n_entries, const int64_t[::1] num_ret,
                   const double[::1] num_rel, const double[::1] num_nonrel,
                   const int32_t[::1] kinds, const double[:, ::1] params, const int64_t[::1] cutoffs,
-                  const double[:, ::1] ideal, const int64_t[::1] gain_levels, const double[::1] gain_values,
+                  const double[:, ::1] ideal, const int32_t[:, ::1] ideal_scale,
+                  const int64_t[::1] gain_levels, const double[::1] gain_values,
                   const int64_t[::1] gain_start, double level, bint expected,
                   Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out, const uint8_t[::1] stop=None):
     """Every measure of ``kinds`` for queries ``q_start:q_stop`` into ``out[q, m]``.
@@ -977,7 +1013,7 @@ def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, co
     retrieved. ``params[m]`` holds
     measure ``m``'s real parameters (recall fraction, utility coefficients ...),
     ``cutoffs[m]`` its cutoff (1 to 2**63 - 1) where it has one, ``ideal[q, m]`` its
-    ideal DCG where it has one, and ``gain_start[m]:gain_start[m + 1]`` its custom ndcg
+    ideal DCG times 2**``ideal_scale[q, m]`` where it has one (from :func:`ideal_dcg`), and ``gain_start[m]:gain_start[m + 1]`` its custom ndcg
     gains: ``gain_values`` for the integer labels ``gain_levels`` (sorted; other labels
     are their own gain).
     With ``expected``, every measure is its exact expectation over the orderings of
@@ -1024,7 +1060,8 @@ def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, co
                 break
             for m in range(n_measures):
                 first = gain_start[m]
-                out[q, m] = measure(&qu, <TrecMeasure>kinds[m], &params[m, 0], cutoffs[m], ideal[q, m], level,
+                out[q, m] = measure(&qu, <TrecMeasure>kinds[m], &params[m, 0], cutoffs[m], ideal[q, m],
+                                    ideal_scale[q, m], level,
                                     &gain_levels[0] + first if gain_start[m + 1] > first else NULL,
                                     &gain_values[0] + first if gain_start[m + 1] > first else NULL,
                                     gain_start[m + 1] - first)
