@@ -283,3 +283,37 @@ def test_trec_eval_query_absent_from_the_run():
         name = text.replace(".", "_", 1)
         ideal = Fraction(1e-320) + Fraction(3e-321) * _discount(2)
         assert_exact(res[name][0], Fraction(gain) / ideal, text)
+
+
+# ---------------------------------------------------------------- ERR of small grades
+
+def _stop_probability(label, max_grade):
+    with mpmath.workprec(600):
+        return mpmath.expm1(mpmath.mpf(label) * mpmath.ln2) / mpmath.power(2, mpmath.mpf(max_grade))
+
+
+@pytest.mark.parametrize("labels, scores", [
+    ([1e-17, 0.0], [0.9, 0.5]), ([1e-10, 0.0, 5e-11], [0.9, 0.5, 0.1]), ([0.5, 1e-300, 0.25], [0.9, 0.5, 0.1]),
+    ([3.0, 1e-12, 1.5], [0.9, 0.5, 0.1]), ([1e-10, 0.0, 5e-11, 1e-12], [0.5, 0.5, 0.5, 0.1]),
+    ([2e-9, 1e-10, 0.0, 3e-10, 0.0], [0.7, 0.7, 0.7, 0.2, 0.2]), ([1e-320, 0.0, 5e-324], [0.5, 0.5, 0.5]),
+])
+@pytest.mark.parametrize("ties", ["expected", "optimistic", "pessimistic", "stable"])
+@pytest.mark.parametrize("k", [None, 2])
+def test_err_of_small_grades_has_no_cancellation(labels, scores, ties, k):
+    # R = (2**g - 1) / 2**g_max: as exp2(g - g_max) - exp2(-g_max), both terms are near 1 when
+    # g_max is small and their difference kept only a few digits (1e-17 gave 0); the
+    # expectation over ties took differences of survival probabilities near 1 as well.
+    got = rw.err([labels], [scores], k=k, ties=ties)
+    rankings = ref.rankings(scores, labels, ties)
+    with mpmath.workprec(600):
+        want = mpmath.mpf(0)
+        for ranking in rankings:
+            survive = mpmath.mpf(1)
+            for rank, label in enumerate(ranking[:k], start=1):
+                r = _stop_probability(label, max(labels))
+                want += survive * r / rank
+                survive *= 1 - r
+        want /= len(rankings)
+        # Subnormal stop probabilities (the last case) round to the subnormal grid at every
+        # step: a few of its units, far below anything a value in [0, 1] can show.
+        assert abs(mpmath.mpf(got) - want) <= abs(want) * 2.0**-48 + 8 * 2.0**-1074, (got, want)

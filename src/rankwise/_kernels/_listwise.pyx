@@ -62,7 +62,7 @@ cdef struct Workspace:
     int64_t* above          # items ranked strictly above each group
     int64_t* hist           # 4 x (d + 1) counters of count_ranks
     int64_t* tied           # items (tracked or not) tied with each group
-    double* esm             # scratch for expected ERR: elementary symmetric means
+    double* esm             # scratch for expected ERR: stop probabilities of random subsets
     Py_ssize_t near_cap
     double* near_scores     # top-k path: every item that can reach the top k (at or above
     int64_t* near_keys      # the k-th best score or a bound below it), and its tie key
@@ -711,7 +711,10 @@ cdef inline double log2_next(int64_t pos) noexcept nogil:
 
 
 cdef inline double err_prob(double label, double max_grade) noexcept nogil:
-    # (2^g - 1) / 2^g_max, written so that large grades do not overflow.
+    # (2^g - 1) / 2^g_max, written so that large grades do not overflow, and below 1
+    # without the cancellation of a difference of two powers near 1 (small g_max).
+    if label < 1.0:
+        return exp2(-max_grade) * expm1(label * M_LN2) if label > 0.0 else 0.0
     return exp2(label - max_grade) - exp2(-max_grade)
 
 
@@ -926,17 +929,17 @@ cdef double exp_weighted(int kind, const Query* q, const Workspace* ws, int64_t 
     return acc
 
 
-cdef double subset_survival(const double* esm, int64_t c, int64_t y, int64_t m) noexcept nogil:
-    """E[prod of (1 - R) over the first m of a random order of the group].
+cdef double subset_stop(const double* p_stop, int64_t c, int64_t y, int64_t m) noexcept nogil:
+    """E[1 - prod of (1 - R) over the first m of a random order of the group].
 
-    The y tracked items have elementary symmetric means esm[j]; the c - y others have
-    R = 0. The number j of tracked items among the first m is hypergeometric; its
+    p_stop[j] is that expectation over a random j of the y tracked items; the c - y others
+    have R = 0. The number j of tracked items among the first m is hypergeometric; its
     weights are built outward from the mode by ratios, so nothing overflows.
     """
     cdef int64_t z = c - y, lo, hi, mode, j
     cdef double w, num = 0.0, den = 0.0
     if z == 0:
-        return esm[m]
+        return p_stop[m]
     lo = max(0, m - z)
     hi = min(y, m)
     # Products in double: in int64 they overflow for groups of billions of items. Below
@@ -944,13 +947,13 @@ cdef double subset_survival(const double* esm, int64_t c, int64_t y, int64_t m) 
     mode = min(max(<int64_t> ((<double> (m + 1) * (y + 1)) / (c + 2)), lo), hi)
     w = 1.0
     for j in range(mode, hi + 1):
-        num += w * esm[j]
+        num += w * p_stop[j]
         den += w
         w *= (<double> (y - j) * (m - j)) / (<double> (j + 1) * (z - m + j + 1))
     w = 1.0
     for j in range(mode, lo, -1):
         w *= (<double> j * (z - m + j)) / (<double> (y - j + 1) * (m - j + 1))
-        num += w * esm[j - 1]
+        num += w * p_stop[j - 1]
         den += w
     return num / den
 
@@ -958,8 +961,8 @@ cdef double subset_survival(const double* esm, int64_t c, int64_t y, int64_t m) 
 cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) noexcept nogil:
     cdef Py_ssize_t g, first
     cdef int64_t c, y, above, i, j, m
-    cdef double x, prev, cur, survive = 1.0, acc = 0.0
-    cdef double* esm = ws.esm
+    cdef double r, x, product, prev, cur, survive = 1.0, acc = 0.0
+    cdef double* p_stop = ws.esm
     for g in range(q.d):
         above = ws.above[g]
         if above >= k or survive == 0.0:
@@ -967,25 +970,29 @@ cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) 
         first = ws.group_start[g]
         y = ws.group_start[g + 1] - first
         c = ws.tied[g]
-        # esm[j] = e_j(x_1..x_y) / C(y, j) for x = 1 - R, by the stable recurrence
-        # over items (a convex combination at every step).
-        esm[0] = 1.0
-        for j in range(1, y + 1):
-            esm[j] = 0.0
+        # p_stop[j] = 1 - e_j(x_1..x_y) / C(y, j) for x = 1 - R: the chance that a random j of
+        # the items stop the user. Its recurrence over items adds terms >= 0 only (that of
+        # e_j / C(y, j) is a convex combination), so stop probabilities far below the
+        # rounding of 1 - R keep their digits.
+        for j in range(y + 1):
+            p_stop[j] = 0.0
+        product = 1.0
         for i in range(1, y + 1):
             if (i & 63) == 0 and stopped_timed(ws.stop):  # i terms each: quadratic in the group's items
                 return acc
-            x = 1.0 - err_prob(ws.items[first + i - 1].label, max_grade)
+            r = err_prob(ws.items[first + i - 1].label, max_grade)
+            x = 1.0 - r
+            product *= x
             for j in range(i, 0, -1):
-                esm[j] = ((i - j) * esm[j] + j * x * esm[j - 1]) / i
-        prev = 1.0
+                p_stop[j] = ((i - j) * p_stop[j] + j * (r + x * p_stop[j - 1])) / i
+        prev = 0.0
         for m in range(1, min(c, k - above) + 1):
             if (m & 63) == 0 and stopped_timed(ws.stop):  # up to y terms each
                 return acc
-            cur = subset_survival(esm, c, y, m)
-            acc += survive * (prev - cur) / (above + m)
+            cur = subset_stop(p_stop, c, y, m)
+            acc += survive * (cur - prev) / (above + m)
             prev = cur
-        survive *= esm[y]
+        survive *= product
     return acc
 
 
