@@ -22,6 +22,7 @@ from functools import partial
 
 import numpy as np
 
+from ._kernels._ids import group_by_query
 from ._kernels._text import first_duplicate
 from ._kernels._trec import (
     TieKey,
@@ -246,8 +247,10 @@ class _Side:
             self.queries, docs, self.doc_table = columns.queries, columns.doc_codes, columns.docs
             self.indptr = np.zeros(n_queries + 1, dtype=np.int64)
             np.cumsum(np.bincount(codes, minlength=n_queries), out=self.indptr[1:])
-            # Codes number queries in first-seen order, so grouped rows never decrease.
-            order = None if bool(np.all(codes[1:] >= codes[:-1])) else np.argsort(codes, kind="stable")
+            # Codes number queries in first-seen order, so grouped rows never decrease, and
+            # group_by_query's order is the stable sort by code (a kernel: Ctrl-C is seen).
+            order = None if bool(np.all(codes[1:] >= codes[:-1])) else \
+                run_alone(partial(group_by_query, codes), codes.shape[0] // 2)[2]
         self.docs = docs if order is None else docs[order]
         self.values = values if order is None else values[order]
         self._docno_descending = None
