@@ -18,7 +18,7 @@ from ._kernels._listwise import Ties
 
 __all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_integers", "as_real", "as_scores",
            "check_choice", "check_flag", "check_ties", "check_level", "check_max_grade", "position",
-           "rows_contiguous"]
+           "rows_contiguous", "value_error"]
 
 TIES = {
     "expected": Ties.EXPECTED,
@@ -54,6 +54,20 @@ class Batch:
     shared_scores: bool
     query_ids: np.ndarray
     max_label: float
+
+
+def value_error(message: str, **facts) -> ValueError:
+    """A ValueError that carries ``facts`` as attributes, for the command line to word its own remedy.
+
+    Examples
+    --------
+    >>> value_error("the inputs differ", n_shared=3).n_shared
+    3
+    """
+    error = ValueError(message)
+    for name, value in facts.items():
+        setattr(error, name, value)
+    return error
 
 
 def check_choice(value, name: str, choices) -> str:

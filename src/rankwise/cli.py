@@ -28,7 +28,7 @@ from .stats import (
     TREC_MEASURES,
     compare_systems,
 )
-from .trec import Qrels, Run, _NoExpectation, read_example, trec_eval
+from .trec import Qrels, Run, read_example, trec_eval
 
 # Bad input, not bugs: a file that cannot be read or parsed, a value out of range (also
 # OverflowError, the symptom of a number too large for what it sizes), memory that a
@@ -149,7 +149,9 @@ def _eval_report(args) -> str:
     try:
         res = trec_eval(qrels, run, args.measures or ["official"], complete=args.complete,
                         relevance_level=args.level, depth=args.depth, ties=args.ties)
-    except _NoExpectation as error:
+    except ValueError as error:
+        if not hasattr(error, "by_depth"):
+            raise
         names = ", ".join(f"{m} (with -M)" if m in error.by_depth else m for m in error.measures)
         which = "" if args.measures else " (of the default measures, official: choose others with -m)"
         raise _CliError(f"argument --ties: expected has no closed form for {names}{which}; they are not "

@@ -34,7 +34,7 @@ import numpy as np
 from ._kernels._resample import bootstrap_sums, sign_flip_sums
 from ._parallel import effective_n_threads, max_threads, run_in_chunks
 from ._results import Results
-from ._validation import as_array, check_choice
+from ._validation import as_array, check_choice, value_error
 
 __all__ = ["ComparisonReport", "ComparisonResult", "ConfidenceInterval", "MannWhitneyResult", "compare",
            "compare_systems", "correct", "mann_whitney"]
@@ -57,9 +57,8 @@ def _queries_differ(details: str, n_shared: int) -> ValueError:
     shared = f"the {n_shared} quer{'y' if n_shared == 1 else 'ies'} they share"
     remedy = (f"pass on_missing='intersect' to compare {shared}" if n_shared
               else "they share no query, so on_missing='intersect' cannot help either")
-    error = ValueError(f"the inputs cover different queries: {details}; {remedy}")
-    error.details, error.n_shared = details, n_shared
-    return error
+    return value_error(f"the inputs cover different queries: {details}; {remedy}", details=details,
+                       n_shared=n_shared)
 
 
 _NAN_POLICIES = ("raise", "omit")

@@ -48,7 +48,7 @@ from ._trec_io import (
     write_run,
 )
 from ._trec_names import TrecSpec, parse_trec_measures
-from ._validation import check_choice, check_flag, check_level
+from ._validation import check_choice, check_flag, check_level, value_error
 
 __all__ = ["Qrels", "Run", "TrecResults", "trec_eval"]
 
@@ -870,17 +870,16 @@ def _check_depth(depth) -> int:
     return int(depth)
 
 
-class _NoExpectation(ValueError):
-    """ties='expected' asked of measures without a closed form: the facts, for a caller to word.
+def _no_expectation(names: list, measures: list, by_depth: list) -> ValueError:
+    """The error for ties='expected' asked of measures without a closed form.
 
-    ``measures`` are the refused measures' roots (``iprec_at_recall``); ``by_depth`` those
-    refused only because a depth is set.
+    A plain ValueError that carries the facts for the command line to word its own
+    remedy: ``measures``, the refused measures' roots (``iprec_at_recall``), and
+    ``by_depth``, those refused only because a depth is set.
     """
-
-    def __init__(self, names: list, measures: list, by_depth: list):
-        self.measures, self.by_depth = measures, by_depth
-        super().__init__(f"ties='expected' has no closed form for {', '.join(names)} (not linear in the "
-                         "ranking); use ties='trec', 'optimistic', 'pessimistic' or 'stable' for them")
+    return value_error(f"ties='expected' has no closed form for {', '.join(names)} (not linear in the "
+                       "ranking); use ties='trec', 'optimistic', 'pessimistic' or 'stable' for them",
+                       measures=measures, by_depth=by_depth)
 
 
 def _check_expected(specs, ties: str, depth) -> None:
@@ -889,9 +888,9 @@ def _check_expected(specs, ties: str, depth) -> None:
     refused = [s for s in specs if s.root in _NO_EXPECTATION]
     by_depth = [s for s in specs if s.root in ("set_map", "set_F")] if depth is not None else []
     if refused or by_depth:
-        raise _NoExpectation([s.name for s in refused + by_depth],
-                             list(dict.fromkeys(s.root for s in refused + by_depth)),
-                             list(dict.fromkeys(s.root for s in by_depth)))
+        raise _no_expectation([s.name for s in refused + by_depth],
+                              list(dict.fromkeys(s.root for s in refused + by_depth)),
+                              list(dict.fromkeys(s.root for s in by_depth)))
 
 
 def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: int) -> np.ndarray:
