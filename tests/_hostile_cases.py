@@ -1194,9 +1194,11 @@ def trec_targets() -> list:
             "run": Objects(wrong=["QRELS", "RD"], extra=[("path", "RUN_PATH", either(Ok(), TE("run")))]),
             "measures": measures,
             "complete": Flag(),
-            "relevance_level": Real("1", checks=_level_checks(
-                "r = result.mean(); assert r['map'] == r['P_2'] == 0.0, r")),
-            "depth": Int(none="ok", extra=[(h, h, lambda ctx: ctx.same("None")) for h in ("2**62", "2**63 - 1")]),
+            # trec_eval's -l 0 and -M 0 are defined there (every judged document relevant; empty rankings).
+            "relevance_level": Real("1", low_open=False, checks={**_level_checks(
+                "r = result.mean(); assert r['map'] == r['P_2'] == 0.0, r"), "0": "same:0.0", "-0.0": "same:0.0"}),
+            "depth": Int(none="ok", minimum=0, extra=[(h, h, lambda ctx: ctx.same("None"))
+                                                      for h in ("2**62", "2**63 - 1")]),
             "ties": Choice("trec"), "n_threads": Threads(),
         }),
         Target("TrecResults[name]", "TR[{name}]", {"name": "'map'"}, {"name": Rows([

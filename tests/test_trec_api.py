@@ -311,7 +311,7 @@ def test_all_trec_expands_to_the_supported_measures_only():
     assert len(res.names) == len(ref.parse("all_trec")) - 2
 
 
-@pytest.mark.parametrize("depth", [0, -3, 1.5, True, "10"])
+@pytest.mark.parametrize("depth", [-1, -3, 1.5, True, "10"])
 def test_bad_depth(depth):
     with pytest.raises((ValueError, TypeError), match="depth"):
         rw.trec_eval(*_objects(), "map", depth=depth)
@@ -376,11 +376,16 @@ def test_results_format_is_trec_eval_text():
 
 
 def test_summary_of_no_queries():
-    res = rw.trec_eval(rw.Qrels.from_dict({"a": {"d": 1}}), rw.Run.from_dict({"b": {"d": 1.0}}),
-                       ["runid", "num_q", "map", "num_ret", "gm_map"])
-    assert len(res.query_ids) == 0
-    assert res.mean() == {"num_ret": 0, "map": 0.0, "gm_map": 0.0}
-    assert "num_q                 \tall\t0" in res.format()
+    # No query in common: trec_eval 10.0 exits with an error; so does trec_eval() (but under -c).
+    qrels, run = rw.Qrels.from_dict({"a": {"d": 1}}), rw.Run.from_dict({"b": {"d": 1.0}})
+    with pytest.raises(ValueError, match="no query of the run has judgements: the qrels have 1 queries and the "
+                                         "run 1, none in common"):
+        rw.trec_eval(qrels, run, ["runid", "num_q", "map", "num_ret", "gm_map"])
+    res = rw.trec_eval(qrels, run, ["runid", "num_q", "map", "num_ret", "gm_map"], complete=True)
+    assert len(res.query_ids) == 1
+    assert res.format() == ("runid                 \tall\trankwise\nnum_q                 \tall\t1\n"
+                            "num_ret               \tall\t0\nmap                   \tall\t0.0000\n"
+                            "gm_map                \tall\t0.0000")
 
 
 @pytest.mark.parametrize("n_threads", [1, 2, -1, None])

@@ -385,7 +385,11 @@ def test_zero_and_one_row(n):
     run = rw.Run.from_arrays(ids, ids, np.ones(n))
     qrels = rw.Qrels.from_arrays(ids, ids, np.ones(n))
     assert run.n_queries == n and len(run) == n
-    assert rw.trec_eval(qrels, run, ["num_ret"]).mean() == {"num_ret": n}
+    if n:
+        assert rw.trec_eval(qrels, run, ["num_ret"]).mean() == {"num_ret": n}
+    else:
+        with pytest.raises(ValueError, match="^nothing to evaluate: the qrels have no queries$"):
+            rw.trec_eval(qrels, run, ["num_ret"])
 
 
 def test_values_are_checked_before_repeats_and_converted_once():

@@ -321,7 +321,7 @@ def test_cli_suggests_the_equivalent(capsys, tmp_path):
     assert "rankwise's nDCG@10 is trec_eval's 'ndcg_cut.10'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("depth, error", [(2**63, ValueError), (-1, ValueError), (0, ValueError),
+@pytest.mark.parametrize("depth, error", [(2**63, ValueError), (-1, ValueError),
                                           (np.uint64(2**64 - 1), ValueError), (2.0, TypeError), (True, TypeError),
                                           ("5", TypeError)])
 def test_depth_is_checked(depth, error):

@@ -46,6 +46,7 @@ import numpy as np
 
 from ._kernels import _text
 from ._parallel import run_alone
+from ._validation import value_error
 
 __all__ = ["StringTable", "TrecColumns", "check_ids", "check_run_name", "read_qrels", "read_run",
            "source_name", "write_qrels", "write_run"]
@@ -672,9 +673,9 @@ def _read(source, run: bool) -> TrecColumns:
     first, second = run_alone(partial(_text.first_duplicate, query_codes, doc_codes, len(queries), len(docs)),
                               query_codes.shape[0])
     if second >= 0:
-        raise ValueError(f"{path}: duplicate docno {docs[doc_codes[second]]} for query "
-                         f"{queries[query_codes[second]]} at lines {lines[first]} and {lines[second]}; "
-                         "trec_eval rejects duplicates")
+        raise value_error(f"{path}: duplicate docno {docs[doc_codes[second]]} for query "
+                          f"{queries[query_codes[second]]} at lines {lines[first]} and {lines[second]}; "
+                          "trec_eval rejects duplicates", duplicate_docno=True)
     return TrecColumns(queries, query_codes, docs, doc_codes, values, lines, run_name)
 
 

@@ -48,7 +48,7 @@ from ._trec_io import (
     write_run,
 )
 from ._trec_names import TrecSpec, parse_trec_measures
-from ._validation import check_choice, check_flag, check_level, value_error
+from ._validation import as_real, check_choice, check_flag, value_error
 
 __all__ = ["Qrels", "Run", "TrecResults", "trec_eval"]
 
@@ -58,6 +58,8 @@ _MIN_GEO_MEAN = 1e-5
 _COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 _GEOMETRIC = {"gm_map", "gm_bpref"}
 _SUMMARY_ONLY = {"runid", "num_q"} | _GEOMETRIC
+# Lines of the summary that are labels, not measures: where TrecResults keeps them.
+_SUMMARY_LABELS = {"runid": "res.run_name", "num_q": "len(res.query_ids)"}
 # Not means of quantities linear in the ranking: no closed-form expectation over ties.
 _NO_EXPECTATION = {"bpref", "gm_bpref", "infAP", "iprec_at_recall", "11pt_avg", "gm_map"}
 # No depth or cutoff (trec_eval's MAXLONG).
@@ -548,13 +550,27 @@ class TrecResults:
         return tuple(s.name for s in self._specs if s.root not in ("runid", "num_q"))
 
     def _column(self, name: str) -> int:
+        if name in _SUMMARY_LABELS:
+            raise KeyError(f"{name!r} has only a summary, no per-query values (trec_eval prints it on its "
+                           f"'all' line only): it is {_SUMMARY_LABELS[name]}")
         if name not in self._index:
             raise KeyError(f"{name!r} was not computed; measures: {', '.join(self.names)}")
         return self._index[name]
 
     def __getitem__(self, name: str) -> np.ndarray:
-        """Per-query values of one measure (gm_map and gm_bpref: the per-query AP / bpref)."""
+        """Per-query values of one measure (gm_map and gm_bpref: the per-query AP / bpref).
+
+        A name of ``names`` only: ``runid`` and ``num_q`` have no per-query values
+        (KeyError; they are ``run_name`` and ``len(query_ids)``).
+        """
         return self._values[:, self._column(name)]
+
+    def __contains__(self, name) -> bool:
+        """Whether ``name`` is one of ``names`` (a measure with per-query values)."""
+        return name in self.names
+
+    def __iter__(self):
+        return iter(self.names)
 
     def mean(self) -> dict:
         """The summary trec_eval prints as ``all``: means, sums for counts, geometric means."""
@@ -580,14 +596,19 @@ class TrecResults:
         return pd.DataFrame(np.asarray(self._values[:, [self._column(n) for n in self.names]]),
                             index=pd.Index(self.query_ids, name="query_id"), columns=list(self.names))
 
-    def format(self, per_query: bool = False) -> str:
-        """trec_eval's output: ``measure<TAB>query|all<TAB>value`` lines, per query first with ``-q``."""
+    def format(self, per_query: bool = False, *, summary: bool = True) -> str:
+        """trec_eval's output: ``measure<TAB>query|all<TAB>value`` lines, per query first with ``-q``.
+
+        ``summary=False`` leaves out the ``all`` lines (trec_eval's ``-n``).
+        """
         lines = []
         if check_flag(per_query, "per_query"):
             for q, query in enumerate(self.query_ids):
                 for j, spec in enumerate(self._specs):
                     if spec.root not in _SUMMARY_ONLY:
                         lines.append(_line(spec, query, self._values[q, j]))
+        if not check_flag(summary, "summary"):
+            return "\n".join(lines)
         for j, spec in enumerate(self._specs):
             if spec.root == "runid":
                 lines.append(f"{'runid':<22}\tall\t{self.run_name}")
@@ -805,15 +826,23 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
         or ``P_10``, ``ndcg_cut.10,20``, ``iprec_at_recall..1,.5``, ``ndcg.1=3,2=9``
         (custom gains), ``utility.2,-1,0,0``, ``Rprec_mult.0.5``, ``success.1,5``,
         ``11pt_avg..25,.5,.75``; or the sets ``official`` (trec_eval's default),
-        ``all_trec`` and ``set``. Measures come out in trec_eval's order.
+        ``all_trec`` and ``set``. Measures come out in trec_eval's order. Every
+        measure asked is computed: ``["P.1", "P.2"]`` gives P_1 and P_2, and
+        ``["official", "P.1"]`` official's P cutoffs and P_1, where trec_eval (and
+        ``rankwise eval``) keeps the parameters of the first ``-m`` that gives a
+        measure any (P_1 alone in both).
     complete : bool
         trec_eval's ``-c``: average over every query of the qrels; queries the run
         lacks score 0.
     relevance_level : float
         trec_eval's ``-l``: labels at or above it are relevant (binary measures; nDCG
-        uses the labels as gains regardless, as trec_eval does).
+        uses the labels as gains regardless, as trec_eval does). A finite number >= 0
+        (0: every judged document is relevant), kept as given: 1.5 means labels >= 1.5
+        (trec_eval, and ``rankwise eval -l 1.5``, read 1).
     depth : int, optional
-        trec_eval's ``-M``: only the top ``depth`` documents of each query count.
+        trec_eval's ``-M``: only the top ``depth`` documents of each query count; 0
+        evaluates empty rankings, as trec_eval does (iprec_at_recall at a point whose
+        cutoff rounds to 0, and then 11pt_avg, are NaN: 0 / 0).
     ties : {"trec", "expected", "optimistic", "pessimistic", "stable"}
         ``"trec"`` (default): trec_eval's order, document id descending among tied
         scores. ``"expected"``: the exact expectation over orderings of tied scores,
@@ -830,6 +859,13 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
         ``.mean()`` (the ``all`` line), ``res["P_10"]`` per query, ``.format()``
         (trec_eval's text), ``.to_pandas()``.
 
+    Raises
+    ------
+    ValueError
+        When the run and the qrels share no query (trec_eval exits with an error then;
+        ``complete=True`` evaluates the qrels' queries as missing ones), or either has
+        no query; for a measure name or parameter that is not allowed.
+
     Examples
     --------
     >>> import rankwise as rw
@@ -844,15 +880,20 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
         raise TypeError("trec_eval(qrels, run, ...) takes a Qrels and a Run (see Qrels.read, Run.read)")
     check_choice(ties, "ties", _TIES)
     complete = check_flag(complete, "complete")
-    level = check_level(relevance_level)
+    level = _check_level(relevance_level)
     limit = _check_depth(depth)
     threads = effective_n_threads(n_threads)
     specs = parse_trec_measures(measures)
     _check_expected(specs, ties, depth)
     join = _Join(qrels, run, complete)
     n_queries = join.qrels_query.shape[0]
+    if not n_queries or not run.n_queries:
+        raise _nothing_to_evaluate(qrels.n_queries, run.n_queries)
     kernel_specs = _kernel_columns(specs)
-    values = _evaluate(join, kernel_specs, ties, level, limit, threads)
+    if limit:
+        values = _evaluate(join, kernel_specs, ties, level, limit, threads)
+    else:
+        values = _empty_rankings(kernel_specs, _judgement_counts(join, level, threads)[0])
     values = _assemble(specs, kernel_specs, values)
     # trec_eval reports queries in byte order of their ids.
     order = np.argsort(join.qrels.query_byte_order()[join.qrels_query], kind="stable")
@@ -865,9 +906,34 @@ def _check_depth(depth) -> int:
         return _NO_CUTOFF
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
         raise TypeError(f"depth must be an integer (trec_eval's -M), got {depth!r}")
-    if not 1 <= depth <= _NO_CUTOFF:
-        raise ValueError(f"depth must be an integer from 1 to 2**63 - 1 (trec_eval's -M), got {depth!r}")
+    if not 0 <= depth <= _NO_CUTOFF:
+        raise ValueError(f"depth must be an integer from 0 to 2**63 - 1 (trec_eval's -M), got {depth!r}")
     return int(depth)
+
+
+def _check_level(relevance_level) -> float:
+    """trec_eval's -l: a finite number >= 0 (0 makes every judged document relevant)."""
+    level = as_real(relevance_level, "relevance_level")
+    if not (np.isfinite(level) and level >= 0):
+        raise ValueError(f"relevance_level must be a finite number >= 0 (trec_eval's -l), got "
+                         f"{relevance_level!r}; below 0, trec_eval 10.0 counts unjudged documents as "
+                         "relevant where they are ranked but not in R (map exceeds 1)")
+    return level
+
+
+def _nothing_to_evaluate(n_qrels: int, n_run: int) -> ValueError:
+    """No query to evaluate: trec_eval 10.0 exits with an error then (its files are never empty).
+
+    Carries ``qrels_queries`` and ``run_queries`` for the command line to word its remedy.
+    """
+    if not n_qrels or not n_run:
+        which = "qrels have" if not n_qrels else "run has"
+        message = f"nothing to evaluate: the {which} no queries"
+    else:
+        message = (f"no query of the run has judgements: the qrels have {n_qrels} queries and the run "
+                   f"{n_run}, none in common (trec_eval exits with an error); complete=True evaluates the "
+                   "qrels' queries, those the run lacks scoring 0, as trec_eval -c does")
+    return value_error(message, qrels_queries=n_qrels, run_queries=n_run)
 
 
 def _no_expectation(names: list, measures: list, by_depth: list) -> ValueError:
@@ -898,10 +964,7 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
     entries = _rank_dense(join, threads) if ties == "expected" else _rank_judged(join, ties, threads)
     num_ret = np.minimum(join.lengths, limit)
     qs = join.qrels
-    num_rel, num_nonrel = np.empty(qs.n_queries), np.empty(qs.n_queries)
-    counts = partial(judgement_counts, qs.indptr, qs.values, level, num_rel=num_rel, num_nonrel=num_nonrel)
-    run_over_queries(counts, qs.indptr, threads)
-    num_rel, num_nonrel = num_rel[join.qrels_query], num_nonrel[join.qrels_query]
+    num_rel, num_nonrel = _judgement_counts(join, level, threads)
     kinds = np.array([int(s.kind) for s in specs], dtype=np.int32)
     params = np.zeros((len(specs), 4))
     cutoffs = np.ones(len(specs), dtype=np.int64)
@@ -926,6 +989,38 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
     absent = num_ret == 0
     if absent.any():
         _absent(specs, out, absent, num_rel, ideal, ideal_scale)
+    return out
+
+
+def _judgement_counts(join: _Join, level: float, threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """R and the judged nonrelevant documents of each evaluated query."""
+    qs = join.qrels
+    num_rel, num_nonrel = np.empty(qs.n_queries), np.empty(qs.n_queries)
+    counts = partial(judgement_counts, qs.indptr, qs.values, level, num_rel=num_rel, num_nonrel=num_nonrel)
+    run_over_queries(counts, qs.indptr, threads)
+    return num_rel[join.qrels_query], num_nonrel[join.qrels_query]
+
+
+def _empty_rankings(specs, num_rel: np.ndarray) -> np.ndarray:
+    """Values when every ranking is empty (depth=0, trec_eval's -M 0), as trec_eval 10.0 has them.
+
+    Queries the run lacks (complete=True) too: trec_eval cuts its stand-in ranking to no
+    document as well. Every measure is 0 but num_rel (R), utility (its coefficients of
+    the relevant and unretrieved: p3 R - p4 R) and iprec_at_recall at the points whose
+    cutoff lround(point R) is 0 or less: 0 / 0 retrieved, NaN (printed ``-nan``); so
+    11pt_avg is NaN too, whenever one of its points is not skipped.
+    """
+    out = np.zeros((num_rel.shape[0], len(specs)))
+    for m, spec in enumerate(specs):
+        if spec.root == "num_rel":
+            out[:, m] = num_rel
+        elif spec.root == "utility":
+            p = spec.params
+            with np.errstate(over="ignore", invalid="ignore"):  # inf and nan are trec_eval's values too
+                out[:, m] = p[0] * 0.0 + p[1] * 0.0 + p[2] * num_rel + p[3] * (0.0 - num_rel)
+        elif spec.root == "iprec_at_recall":
+            # x86's 0.0 / 0.0 is the NaN with the sign bit set, which C prints as -nan.
+            out[:, m] = np.where(_lround(spec.params[0] * num_rel) <= 0, -np.nan, 0.0)
     return out
 
 
