@@ -109,7 +109,7 @@ def console_script() -> str:
     (["--version"], 0),
     (["eval", "--example", "-m", "map", "-m", "P.5"], 0),
     (["eval", "--example", "-m", "nope"], 2),            # refused by the command
-    (["eval", "--example", "-l", "0"], 2),               # refused by argparse
+    (["eval", "--example", "-l", "-1"], 2),              # refused by argparse
     ([], 2),                                             # no command
     (["compare", "--example", "--baseline", "example", "--seed", "3", "-m", "map"], 0),
 ])
@@ -161,14 +161,20 @@ def bad_files(folder: Path) -> dict:
     (["eval", "--example", "-m", "map", "-m", "relstring"], "argument -m: "),
     (["eval", "--example", "-m", "ndcg.1e11=1"], "argument -m: "),
     # Numbers: argparse's own message names the option.
-    (["eval", "--example", "-l", "0"], "argument -l: must be a finite number > 0, got '0'"),
-    (["eval", "--example", "-l", "inf"], "argument -l: must be a finite number > 0, got 'inf'"),
-    (["eval", "--example", "-l", "nan"], "argument -l: must be a finite number > 0, got 'nan'"),
-    (["eval", "--example", "-l", "two"], "argument -l: must be a finite number > 0, got 'two'"),
-    (["eval", "--example", "-M", "0"], "argument -M: must be an integer from 1 to 2**63 - 1, got '0'"),
-    (["eval", "--example", "-M", "-3"], "argument -M: must be an integer from 1 to 2**63 - 1, got '-3'"),
-    (["eval", "--example", "-M", "2.5"], "argument -M: must be an integer from 1 to 2**63 - 1, got '2.5'"),
-    (["eval", "--example", "-M", str(2**63)], "argument -M: must be an integer from 1 to 2**63 - 1"),
+    (["eval", "--example", "-l", "-1"], "argument -l: must be an integer from 0 to 2**53 (a fractional part is "
+                                        "dropped, as trec_eval's atol drops it: '1.5' is 1), got '-1': below 0"),
+    (["eval", "--example", "-l", "inf"], "argument -l: must be an integer from 0 to 2**53 (a fractional part is "
+                                         "dropped, as trec_eval's atol drops it: '1.5' is 1), got 'inf'; "
+                                         "trec_eval would read it as 0"),
+    (["eval", "--example", "-l", "nan"], "argument -l: must be an integer from 0 to 2**53"),
+    (["eval", "--example", "-l", "two"], "argument -l: must be an integer from 0 to 2**53"),
+    (["eval", "--example", "-M", "-3"], "argument -M: must be an integer from 0 to 2**63 - 1 (a fractional part is "
+                                        "dropped, as trec_eval's atol drops it: '1.5' is 1), got '-3': "
+                                        "trec_eval 10.0 crashes"),
+    (["eval", "--example", "-M", "2e5"], "argument -M: must be an integer from 0 to 2**63 - 1 (a fractional part "
+                                         "is dropped, as trec_eval's atol drops it: '1.5' is 1), got '2e5'; "
+                                         "trec_eval would read it as 2"),
+    (["eval", "--example", "-M", str(2**63)], "argument -M: must be an integer from 0 to 2**63 - 1"),
     (["eval", "--example", "--ties", "random"], "argument --ties: invalid choice: 'random'"),
     (["eval", "--example", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
     # ties='expected' is --ties expected here.

@@ -365,3 +365,59 @@ def parse_trec_measures(measures) -> list[TrecSpec]:
                                  "names differ")
             asked.setdefault(spec.name, text)
     return sorted(specs.values(), key=lambda s: s.order)
+
+
+def first_parameters(measures) -> tuple[list[str], list[str]]:
+    """trec_eval's reading of repeated ``-m`` options: the measures it computes, and notes.
+
+    trec_eval marks every measure named (a set such as ``official`` marks each of its
+    measures) and gives each the parameters of the first ``-m`` that names it with
+    parameters (``P.1``), or its defaults when none does: ``-m P.1 -m P.2`` is ``P.1``,
+    ``-m official -m P.1`` is official with ``P.1`` as its P, ``-m P.5 -m P`` is
+    ``P.5``. Returns the measure names that give trec_eval's output (for
+    :func:`parse_trec_measures`), in the order first named, and one note for each ``-m``
+    whose parameters (or defaults) for a measure are not used. rankwise's ``P_10`` form
+    counts as parameters, as ``P.10``.
+
+    Examples
+    --------
+    >>> kept, notes = first_parameters(["P.1", "map", "P.2"])
+    >>> kept
+    ['P.1', 'map']
+    >>> print(*notes)
+    -m P.2 ignored: P keeps the parameters of -m P.1 (trec_eval keeps the first -m with parameters)
+    >>> first_parameters(["official", "P.5,10"])[0][-1]
+    'P.5,10'
+    """
+    named: dict = {}        # root -> the -m texts that name it, in order
+    given: dict = {}        # root -> (text, parameters) of the first -m with parameters
+    for text in measures:
+        if text.strip() in _NICKNAMES:
+            for root in _NICKNAMES[text.strip()]:
+                named.setdefault(root, []).append(text)
+            continue
+        root, raw = _split(text)
+        named.setdefault(root, []).append(text)
+        if raw is not None:
+            given.setdefault(root, (text, raw))
+    kept, notes = [], []
+    rule = "(trec_eval keeps the first -m with parameters)"
+    for root, texts in named.items():
+        if root not in given:
+            kept.append(root)
+            continue
+        first, raw = given[root]
+        kept.append(f"{root}.{raw}")
+        used = [s.name for s in _expand(first, root, raw)]
+        for text in dict.fromkeys(texts):
+            nickname = text.strip() in _NICKNAMES
+            own = None if nickname else _split(text)[1]
+            if text == first or [s.name for s in _expand(text, root, own)] == used:
+                continue
+            if own is not None:
+                notes.append(f"-m {text} ignored: {root} keeps the parameters of -m {first} {rule}")
+            else:
+                whose = f"its {root}" if nickname else root
+                notes.append(f"-m {text}: {whose} takes the parameters of -m {first}, not {root}'s defaults "
+                             f"{rule}")
+    return kept, notes

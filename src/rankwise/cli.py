@@ -13,12 +13,13 @@ import io
 import json
 import math
 import os
+import re
 import sys
 
 from . import __version__
 from ._demo import DEMO_METRICS, demo_report
 from ._names import parse_metric
-from ._trec_names import parse_trec_measures
+from ._trec_names import first_parameters, parse_trec_measures
 from .stats import (
     _SEED_LIMIT,
     ALTERNATIVES,
@@ -56,8 +57,36 @@ def _number(kind, allowed: str, test):
     return convert
 
 
-_LEVEL = _number(float, "a finite number > 0", lambda v: math.isfinite(v) and v > 0)
-_DEPTH = _number(int, "an integer from 1 to 2**63 - 1", lambda v: 1 <= v <= _INT64_MAX)
+def _atol(allowed: str, high: int, negative: str):
+    """An argparse ``type=`` for trec_eval's -l and -M, which it reads with C's atol.
+
+    An integer, or a decimal whose fractional part is dropped as atol drops it ('1.5' is
+    1); from 0 to ``high``. Anything else atol would read as another number is refused,
+    and a negative value with ``negative``, why trec_eval's result is no use there.
+    """
+    rule = f"{allowed} (a fractional part is dropped, as trec_eval's atol drops it: '1.5' is 1)"
+
+    def convert(text: str) -> int:
+        if not re.fullmatch(r"[+-]?[0-9]+(?:\.[0-9]*)?", text):
+            read = re.match(r"[ \t\n\v\f\r]*([+-]?[0-9]+)", text)
+            said = f"; trec_eval would read it as {int(read[1]) if read else 0}" if text.strip() else ""
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}{said}")
+        value = int(text.split(".")[0])
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}: {negative}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}")
+        return value
+
+    return convert
+
+
+# Levels beyond 2**53 would not compare exactly with labels held as float64.
+_LEVEL = _atol("an integer from 0 to 2**53", 2**53,
+               "below 0, trec_eval 10.0 counts unjudged documents as relevant where they are ranked but not "
+               "in R (map exceeds 1)")
+_DEPTH = _atol("an integer from 0 to 2**63 - 1", _INT64_MAX,
+               "trec_eval 10.0 crashes (segmentation fault) on a negative -M")
 _ALPHA = _number(float, "a number in (0, 1)", lambda v: 0 < v < 1)
 _RESAMPLES = _number(int, "an integer from 1 to 2**30", lambda v: 1 <= v <= MAX_RESAMPLES)
 _SEED = _number(int, "an integer from 0 to 2**128 - 1", lambda v: 0 <= v < _SEED_LIMIT)
@@ -96,15 +125,55 @@ def _eval_parser(commands) -> None:
     evaluate.add_argument("-c", action="store_true", dest="complete",
                           help="average over all qrels queries; queries missing from the run score 0")
     evaluate.add_argument("-l", type=_LEVEL, default=1, dest="level", metavar="LEVEL",
-                          help="relevance level: labels >= LEVEL are relevant (default 1)")
+                          help="relevance level: labels >= LEVEL are relevant (default 1); read as trec_eval "
+                               "reads it: 1.5 is 1")
     evaluate.add_argument("-M", type=_DEPTH, default=None, dest="depth", metavar="DEPTH",
-                          help="evaluate only the top DEPTH documents of each query")
+                          help="evaluate only the top DEPTH documents of each query (0: none, as trec_eval)")
+    evaluate.add_argument("-n", action="store_true", dest="no_summary",
+                          help="no summary: leave out the 'all' lines (with -q, only the queries' lines)")
+    evaluate.add_argument("-R", default="qrels", dest="rel_format", metavar="FORMAT",
+                          help="qrels format: only qrels (trec_eval's default)")
+    evaluate.add_argument("-T", default="trec_results", dest="results_format", metavar="FORMAT",
+                          help="run format: only trec_results (trec_eval's default)")
+    for flag, takes_value in _REFUSED.items():
+        evaluate.add_argument(flag, dest=f"refused{flag}", default=None, help=argparse.SUPPRESS,
+                              **({"metavar": "VALUE"} if takes_value else {"action": "store_true"}))
     evaluate.add_argument("--ties", default="trec",
                           choices=("trec", "expected", "optimistic", "pessimistic", "stable"),
                           help="tie policy (default trec: document id descending, as trec_eval)")
     evaluate.add_argument("--format", default="trec", choices=("trec", "json", "csv"), dest="output",
                           help="output layout (default trec: trec_eval's; in json, infinite and NaN "
                                "values are the strings \"inf\", \"-inf\", \"nan\")")
+
+
+# trec_eval 10.0's options that rankwise eval refuses (whether each takes a value), and why.
+_REFUSED = {"-J": False, "-N": True, "-D": True, "-Z": True, "-o": False, "-v": False}
+_REFUSED_WHY = {
+    "-J": "trec_eval's -J (judged documents only: unjudged documents are removed from every ranking)",
+    "-N": "trec_eval's -N (the number of documents in the collection, for utility's 4th coefficient)",
+    "-D": "trec_eval's -D (debug output; -D N.QID evaluates one query)",
+    "-Z": "trec_eval's -Z (Z scores from a file of means and deviations)",
+    "-o": "trec_eval's -o (obsolete: it has no effect in trec_eval 10.0)",
+    "-v": "trec_eval's -v (its version; rankwise --version prints rankwise's)",
+}
+_SUPPORTED = "rankwise eval supports trec_eval's -m, -q, -c, -l, -M, -n, -R qrels and -T trec_results"
+
+
+def _check_trec_options(args) -> None:
+    """Refuse the trec_eval options rankwise does not implement, naming what it does."""
+    for flag in _REFUSED:
+        if getattr(args, f"refused{flag}") not in (None, False):
+            raise _CliError(f"argument {flag}: not supported: {_REFUSED_WHY[flag]}; {_SUPPORTED}")
+    if args.rel_format != "qrels":
+        raise _CliError(f"argument -R: format {args.rel_format!r} is not supported (trec_eval's prefs, "
+                        "qrels_prefs and qrels_jg are for preference and judgement-group measures): only -R "
+                        f"qrels; {_SUPPORTED}")
+    if args.results_format != "trec_results":
+        raise _CliError(f"argument -T: format {args.results_format!r} is not supported: only -T trec_results "
+                        f"(trec_eval 10.0 has no other); {_SUPPORTED}")
+    if args.no_summary and args.output != "trec":
+        raise _CliError(f"argument -n: leaves out trec_eval's 'all' lines: only with --format trec, not "
+                        f"--format {args.output}")
 
 
 def _check_measures(measures, parse, option: str) -> None:
@@ -117,8 +186,8 @@ def _check_measures(measures, parse, option: str) -> None:
             raise _CliError(f"argument {option}: {named}") from None
 
 
-def _read(cls, path: str, argument: str):
-    """``cls.read(path)`` with errors that name the command-line argument."""
+def _read(cls, path: str, argument: str, depth=None):
+    """``cls.read(path)`` with errors that name the command-line argument (and -M, when given)."""
     try:
         return cls.read(path)
     except OSError as error:
@@ -126,7 +195,11 @@ def _read(cls, path: str, argument: str):
             raise _CliError(f"argument {argument}: can't open {error.filename!r}: {error.strerror}") from None
         raise _CliError(f"argument {argument}: {error}") from None
     except (TypeError, ValueError) as error:
-        raise _CliError(f"argument {argument}: {error}") from None
+        extra = ""
+        if depth is not None and getattr(error, "duplicate_docno", False):
+            extra = (" (with -M, trec_eval 10.0 rejects a repeated document only when both copies rank "
+                     f"within the top {depth}; rankwise rejects it at any depth: remove the repeated line)")
+        raise _CliError(f"argument {argument}: {error}{extra}") from None
 
 
 def _one_stdin(paths) -> None:
@@ -140,16 +213,24 @@ def _eval_report(args) -> str:
             raise _CliError("pass QRELS and RUN, or --example, not both")
     elif not (args.qrels and args.run):
         raise _CliError("eval needs QRELS and RUN files (or --example)")
+    _check_trec_options(args)
     _check_measures(args.measures, parse_trec_measures, "-m")
+    # As trec_eval reads repeated -m: the first -m that gives a measure parameters wins.
+    measures, notes = first_parameters(args.measures or ["official"])
     if args.example:
         qrels, run = read_example()
     else:
         _one_stdin([args.qrels, args.run])
-        qrels, run = _read(Qrels, args.qrels, "qrels"), _read(Run, args.run, "run")
+        qrels, run = _read(Qrels, args.qrels, "qrels"), _read(Run, args.run, "run", args.depth)
     try:
-        res = trec_eval(qrels, run, args.measures or ["official"], complete=args.complete,
-                        relevance_level=args.level, depth=args.depth, ties=args.ties)
+        res = trec_eval(qrels, run, measures, complete=args.complete,
+                        relevance_level=float(args.level), depth=args.depth, ties=args.ties)
     except ValueError as error:
+        if getattr(error, "qrels_queries", 0) and getattr(error, "run_queries", 0):
+            raise _CliError(f"no query of the run has judgements: the qrels have {error.qrels_queries} "
+                            f"queries and the run {error.run_queries}, none in common (trec_eval exits with "
+                            "an error too); -c evaluates the qrels' queries, those the run lacks scoring "
+                            "0") from None
         if not hasattr(error, "by_depth"):
             raise
         names = ", ".join(f"{m} (with -M)" if m in error.by_depth else m for m in error.measures)
@@ -157,8 +238,10 @@ def _eval_report(args) -> str:
         raise _CliError(f"argument --ties: expected has no closed form for {names}{which}; they are not "
                         "linear in the ranking: use --ties trec, optimistic, pessimistic or stable for "
                         "them") from None
+    for note in notes:  # what trec_eval ignores too
+        print(f"rankwise eval: note: {note}", file=sys.stderr)
     if args.output == "trec":
-        return res.format(per_query=args.per_query)
+        return res.format(per_query=args.per_query, summary=not args.no_summary)
     if args.output == "json":
         report = {"run": res.run_name, "num_q": len(res.query_ids),
                   "all": {name: _json_number(value) for name, value in res.mean().items()}}
@@ -299,7 +382,8 @@ def main(argv=None) -> int:
         args = _parser().parse_args(argv)
         command = f"rankwise {args.command}"
         report = {"eval": _eval_report, "compare": _compare_report, "demo": _demo_report}[args.command](args)
-        print(report, flush=True)
+        if report:  # trec_eval -n without -q prints nothing at all
+            print(report, flush=True)
     except BrokenPipeError:
         # The reader (e.g. `| head`) left early; silence the flush at interpreter exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
