@@ -105,7 +105,7 @@ cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rel
         h = id_slot(keys[j], t.bits)
         while t.slots[h] != 0:
             h = (h + 1) & t.mask
-        t.slots[h] = <int32_t>(j + 1)
+        t.slots[h] = <int32_t>(j + 1)  # n < 2**31 - 1 judgements per query: trec.py checks
 
 
 cdef inline double judgement(const Judgements* t, int64_t key) noexcept nogil:
@@ -224,7 +224,9 @@ cdef void index_build(ScoreIndex* x, const Order* o, const Judged* found, Py_ssi
                       int32_t* home) noexcept nogil:
     # Rank the judged documents: a counting sort by bucket, higher buckets first, then a
     # sort within each bucket holding more than one.
-    cdef Py_ssize_t j, b, first, end, n_buckets = 8 * m + 1
+    # At most 2**30 + 1 buckets, so that their numbers fit the int32 ``home`` (m < 2**31 - 1:
+    # a query's judgements are fewer, trec.py checks, and ``above`` counts at most m).
+    cdef Py_ssize_t j, b, first, end, n_buckets = min(8 * m, <Py_ssize_t>1 << 30) + 1
     cdef double low = INFINITY, high = -INFINITY, span
     for j in range(m):
         low = min(low, found[j].score)
