@@ -943,7 +943,8 @@ cdef double subset_stop(const double* p_stop, int64_t c, int64_t y, int64_t m) n
     lo = max(0, m - z)
     hi = min(y, m)
     # Products in double: in int64 they overflow for groups of billions of items. Below
-    # 2**53 they are exact, and so is the floor of the quotient.
+    # 2**53 they are exact, and so is the floor of the quotient, which is below c + 1 (m, y <= c)
+    # and so in range of the cast.
     mode = min(max(<int64_t> ((<double> (m + 1) * (y + 1)) / (c + 2)), lo), hi)
     w = 1.0
     for j in range(mode, hi + 1):
