@@ -44,7 +44,8 @@ class Batch:
     """Canonical CSR form: rows of query i are ``indptr[i]:indptr[i+1]``.
 
     With ``shared_scores`` every query reads its scores from ``y_score[0:n]`` (one
-    global ranking judged against many relevance sets).
+    global ranking judged against many relevance sets), and with ``shared_keys`` its
+    tie keys from ``tie_key[0:n]`` (one ranking's doc ids for every query).
     """
 
     indptr: np.ndarray
@@ -54,6 +55,7 @@ class Batch:
     shared_scores: bool
     query_ids: np.ndarray
     max_label: float
+    shared_keys: bool = False
 
 
 def value_error(message: str, **facts) -> ValueError:
@@ -395,30 +397,34 @@ def _group_by_qid(qid, n_items: int):
     return unique, indptr, order
 
 
-def _tie_keys(doc_ids, shape: tuple, indptr: np.ndarray, shared: bool) -> np.ndarray:
-    """trec_eval's tie order as an int64 key: document id descending, byte-wise."""
+def _tie_keys(doc_ids, shape: tuple, indptr: np.ndarray, shared: bool) -> tuple[np.ndarray, bool]:
+    """trec_eval's tie order as an int64 key: document id descending, byte-wise.
+
+    Returns the keys and whether they are one row's keys that every query reads: one
+    ranking's ids given for a 2-D ``y_score`` (shape ``(n_cols,)``) are ranked once and
+    never copied per query, so memory stays that of the inputs.
+    """
     if doc_ids is None:
         raise ValueError("ties='trec' orders tied items by document id; pass doc_ids= (one id per score)")
     ids = as_array(doc_ids, "doc_ids", wide="object")
-    if ids.shape != shape:
-        if len(shape) == 2 and ids.shape == shape[1:]:
-            ids = np.broadcast_to(ids, shape)
-        else:
-            raise ValueError(f"doc_ids must have the shape of y_score {shape}, got {ids.shape}")
+    broadcast = ids.shape != shape and len(shape) == 2 and ids.shape == shape[1:]
+    if ids.shape != shape and not broadcast:
+        raise ValueError(f"doc_ids must have the shape of y_score {shape}, got {ids.shape}")
     if ids.dtype.kind not in "SU":
         ids = ids.astype(str)
     # Code-point order of str equals byte order of its UTF-8 encoding.
     unique, inverse = np.unique(ids.reshape(-1), return_inverse=True)
     keys = (unique.shape[0] - 1 - inverse.reshape(-1)).astype(np.int64)
-    segments = np.array([0, keys.shape[0]]) if shared else indptr
+    segments = np.array([0, keys.shape[0]]) if shared or broadcast else indptr
     query = np.repeat(np.arange(segments.shape[0] - 1), np.diff(segments))
     order = np.lexsort((keys, query))
     dup = (keys[order][1:] == keys[order][:-1]) & (query[order][1:] == query[order][:-1])
     if dup.any():
         first = order[1:][dup][0]
+        where = "every query" if broadcast else f"query index {query[first]}"
         raise ValueError(f"doc_ids has a duplicate id {ids.reshape(-1)[first].item()!r} within one query "
-                         f"(query index {query[first]}); trec_eval rejects duplicates too")
-    return keys
+                         f"({where}); trec_eval rejects duplicates too")
+    return keys, broadcast
 
 
 def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties = Ties.EXPECTED,
@@ -466,10 +472,11 @@ def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties
         offsets = np.array([0, scores.shape[0]], dtype=np.int64)
         query_ids = np.arange(1)
     tie_key = np.empty(0, dtype=np.int64)
+    shared_keys = False
     if ties == Ties.TREC:
-        tie_key = _tie_keys(doc_ids, shape, offsets, shared)
+        tie_key, shared_keys = _tie_keys(doc_ids, shape, offsets, shared)
     scores, labels = scores.reshape(-1), labels.reshape(-1)
     if order is not None:
         scores, labels = scores[order], labels[order]
         tie_key = tie_key[order] if tie_key.size else tie_key
-    return Batch(offsets, scores, labels, tie_key, shared, query_ids, max_label)
+    return Batch(offsets, scores, labels, tie_key, shared, query_ids, max_label, shared or shared_keys)

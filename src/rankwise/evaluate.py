@@ -88,7 +88,8 @@ def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_le
     def task(q_start, q_stop, stop):
         nan_queries.append(evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key,
                                           batch.shared_scores, kinds, cutoffs, flags, params, ties_code,
-                                          level, grade, top_k, q_start, q_stop, values, n_relevant, stop))
+                                          level, grade, top_k, q_start, q_stop, values, n_relevant,
+                                          shared_keys=batch.shared_keys, stop=stop))
 
     run_over_queries(task, batch.indptr, threads)
     # NaN scores are found by the kernel as it reads them (as_batch does not look), so
@@ -136,6 +137,7 @@ def evaluate(y_true, y_score, metrics, *, qid=None, indptr=None, doc_ids=None, t
         CSR offsets for 1-D input: query ``i`` is rows ``indptr[i]:indptr[i+1]``.
     doc_ids : array-like, optional
         Document id per score, needed by ``ties="trec"`` only (unique within a query).
+        With 2-D ``y_score``, one row's ids (shape ``(n_items,)``) serve every query.
     ties : {"expected", "optimistic", "pessimistic", "stable", "trec"}
         How tied scores are ordered. ``"expected"`` (default) is the exact expectation
         of each metric over all orderings of tied items (McSherry & Najork 2008);

@@ -671,6 +671,21 @@ def _ranges(start: np.ndarray, stop: np.ndarray) -> np.ndarray:
     return np.arange(lengths.sum(), dtype=np.int64) + offsets
 
 
+# The kernels number one query's judgements in int32 (hash slots, rank buckets).
+_MAX_JUDGEMENTS = 2**31 - 2
+
+
+def _check_judgements_per_query(indptr: np.ndarray, qrels: _Side) -> None:
+    """Refuse a qrels query with more judgements than the kernels can number."""
+    counts = np.diff(indptr)
+    if counts.size and counts.max() > _MAX_JUDGEMENTS:
+        q = int(np.argmax(counts))
+        name = qrels.query_names()[q]
+        raise ValueError(f"qrels query {name.item() if isinstance(name, np.generic) else name!r} has "
+                         f"{int(counts[q])} judgements; at most 2**31 - 2 = {_MAX_JUDGEMENTS} per query "
+                         "are supported")
+
+
 class _Join:
     """The run's evaluated queries, each with its judgements, as the kernels read them.
 
@@ -714,6 +729,7 @@ class _Join:
             self.qrels_rel = np.ascontiguousarray(qs.values[keep])
             self.qrels_indptr = np.concatenate(([0], np.cumsum(qs.per_query(keep).astype(np.int64))))
         self.qrels_keys = np.ascontiguousarray(self.qrels_keys, dtype=np.int64)
+        _check_judgements_per_query(self.qrels_indptr, qs)
 
     def tie_order(self, ties: str) -> tuple[int, np.ndarray, int]:
         """The kernel's tie key kind, its map, and the label order realising the policy."""

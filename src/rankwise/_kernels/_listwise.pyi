@@ -42,6 +42,7 @@ def evaluate_range(
     out: npt.NDArray[np.float64],
     n_relevant: npt.NDArray[np.int64],
     stop: npt.NDArray[np.uint8] | None = ...,
+    shared_keys: bool = ...,
 ) -> int:
     """Returns the number of queries in the range holding a NaN score."""
     ...

@@ -943,7 +943,8 @@ cdef double subset_stop(const double* p_stop, int64_t c, int64_t y, int64_t m) n
     lo = max(0, m - z)
     hi = min(y, m)
     # Products in double: in int64 they overflow for groups of billions of items. Below
-    # 2**53 they are exact, and so is the floor of the quotient.
+    # 2**53 they are exact, and so is the floor of the quotient, which is below c + 1 (m, y <= c)
+    # and so in range of the cast.
     mode = min(max(<int64_t> ((<double> (m + 1) * (y + 1)) / (c + 2)), lo), hi)
     w = 1.0
     for j in range(mode, hi + 1):
@@ -1129,7 +1130,7 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
                           const double[::1] params, const Params* prm, const TopK* top,
                           Py_ssize_t q_start, Py_ssize_t q_stop,
                           double[:, ::1] out, int64_t[::1] n_relevant, int64_t* n_nan,
-                          const uint8_t* stop) noexcept nogil:
+                          const uint8_t* stop, bint shared_keys) noexcept nogil:
     cdef Workspace ws
     cdef Query q
     cdef Py_ssize_t qi, j, n_metrics = kinds.shape[0]
@@ -1153,7 +1154,7 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
         q.ideal_ready = False
         q.nan = False
         if q.n > 0:
-            keys = &tie_key[score_start] if prm.ties == TREC else NULL
+            keys = &tie_key[0 if shared_keys else start] if prm.ties == TREC else NULL
             use_top = top.k > 0 and q.n > top.k
             if use_top:
                 status = 1
@@ -1196,7 +1197,8 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
                    const int64_t[::1] cutoffs, const uint8_t[::1] flags,
                    const double[::1] params, int ties, double level, double max_grade,
                    Py_ssize_t top_k, Py_ssize_t q_start, Py_ssize_t q_stop,
-                   double[:, ::1] out, int64_t[::1] n_relevant, const uint8_t[::1] stop=None):
+                   double[:, ::1] out, int64_t[::1] n_relevant, const uint8_t[::1] stop=None,
+                   bint shared_keys=False):
     """Fill rows q_start..q_stop of ``out`` (one column per metric) and ``n_relevant``.
 
     ``top_k`` > 0 declares that every metric stops at a cutoff of at most ``top_k``
@@ -1206,7 +1208,9 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
     them last (nan="last") and returns the number of queries holding one, for the
     Python layer to raise on under nan="raise". Releases the GIL for the whole range.
     Once ``stop`` (the call's stop flag, ``_stop.pxd``) is set, it returns early and leaves
-    the rows incomplete.
+    the rows incomplete. With ``shared_keys`` every query reads its tie keys (``ties`` TREC)
+    from ``tie_key[0:n]`` (one ranking's ids for queries of equal length ``n``), else from
+    its own rows, as ``y_true``.
     """
     cdef Params prm
     cdef TopK top
@@ -1226,7 +1230,7 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
     with nogil:
         status = evaluate_queries(indptr, y_score, y_true, tie_key, shared_scores, kinds,
                                   cutoffs, flags, params, &prm, &top, q_start, q_stop, out,
-                                  n_relevant, &n_nan, flag)
+                                  n_relevant, &n_nan, flag, shared_keys)
     free(top.heap)
     if status != 0:
         raise MemoryError("rankwise: could not allocate the per-query workspace")

@@ -105,7 +105,7 @@ cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rel
         h = id_slot(keys[j], t.bits)
         while t.slots[h] != 0:
             h = (h + 1) & t.mask
-        t.slots[h] = <int32_t>(j + 1)
+        t.slots[h] = <int32_t>(j + 1)  # n < 2**31 - 1 judgements per query: trec.py checks
 
 
 cdef inline double judgement(const Judgements* t, int64_t key) noexcept nogil:
@@ -217,14 +217,16 @@ cdef inline Py_ssize_t bucket(const ScoreIndex* x, double score) noexcept nogil:
     cdef double v = (score - x.low) * x.scale
     v = v if v >= 0 else 0.0
     v = v if v <= x.top else x.top
-    return <Py_ssize_t>v
+    return <Py_ssize_t>v  # 0 <= v <= top (NaN fails v >= 0): in range
 
 
 cdef void index_build(ScoreIndex* x, const Order* o, const Judged* found, Py_ssize_t m,
                       int32_t* home) noexcept nogil:
     # Rank the judged documents: a counting sort by bucket, higher buckets first, then a
     # sort within each bucket holding more than one.
-    cdef Py_ssize_t j, b, first, end, n_buckets = 8 * m + 1
+    # At most 2**30 + 1 buckets, so that their numbers fit the int32 ``home`` (m < 2**31 - 1:
+    # a query's judgements are fewer, trec.py checks, and ``above`` counts at most m).
+    cdef Py_ssize_t j, b, first, end, n_buckets = min(8 * m, <Py_ssize_t>1 << 30) + 1
     cdef double low = INFINITY, high = -INFINITY, span
     for j in range(m):
         low = min(low, found[j].score)
@@ -714,7 +716,7 @@ cdef void prepare_ordered(Query* qu, double level) noexcept nogil:
     for j in range(qu.m, 0, -1):
         if qu.rel[j - 1] >= level:
             best = max(best, qu.hits[j] / rank_of(qu, j - 1))
-            qu.interpolated[<Py_ssize_t>qu.hits[j]] = best
+            qu.interpolated[<Py_ssize_t>qu.hits[j]] = best  # a whole count, 1 to m
     qu.interpolated[0] = best
 
 
@@ -777,7 +779,7 @@ cdef double expected_first_hit(const Query* qu, double level, double k, bint rec
             # P(first relevant at the m-th place of the group) = C(c-m, r-1) / C(c, r).
             p = r / c
             total = 0.0
-            for m in range(1, end - start - <Py_ssize_t>r + 2):
+            for m in range(1, end - start - <Py_ssize_t>r + 2):  # r: a whole count, 1 to end - start
                 if start + m > qu.ret or (not reciprocal and start + m > k):
                     break
                 total += p / (start + m) if reciprocal else p
@@ -937,7 +939,7 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t 
         return at_cut(qu.ap, qu, k) / r if r > 0 else 0.0
     if kind == RPREC:
         cut = min(ret, r)
-        return at_cut(qu.hits, qu, <int64_t>cut) / r if cut > 0 else 0.0
+        return at_cut(qu.hits, qu, <int64_t>cut) / r if cut > 0 else 0.0  # cut: a count, at most ret
     if kind == BPREF or kind == GM_BPREF:
         return judged_preferences(qu, level, False)
     if kind == INFAP:
@@ -967,6 +969,7 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t 
         cut = trunc(p[0] * r + 0.9)
         if cut < 1:
             return 0.0
+        # 1 <= cut < ret here: p is finite (|p| <= 9999.99, _trec_names.py) and r a count.
         return at_cut(qu.hits, qu, qu.ret if cut >= ret else <int64_t>cut) / cut
     if kind == RELATIVE_P:
         return at_cut(qu.hits, qu, k) / min(<double>k, r) if r > 0 else 0.0
