@@ -233,3 +233,11 @@ def test_corpus_reaches_the_quirks():
         missing = {row[0] for row in _data_lines(case["qrels"])} - {row[0] for row in rows}
         utility += any(name.startswith("utility_") and q in missing and float(v) != 0 for name, q, v in out)
     assert runid >= 10 and num_rel >= 5 and utility >= 3, (runid, num_rel, utility)
+
+
+def test_ndcg_gain_order_beyond_the_emulated_levels():
+    # A label of 256 or more: trec_eval's list of levels is that long; rankwise takes the gains in
+    # true order there (README), so nDCG of the ideal ranking is 1.
+    qrels = rw.Qrels.from_dict({"q1": {"a": 300, "b": 1, "c": 0}})
+    run = rw.Run.from_dict({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}})
+    assert rw.trec_eval(qrels, run, ["ndcg.1=0.5,2=1"])["ndcg_1=0.5,2=1"].tolist() == [1.0]

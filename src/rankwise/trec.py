@@ -726,8 +726,9 @@ def _gain_pairs(spec: TrecSpec) -> tuple[np.ndarray, np.ndarray]:
 
 
 _INT_MIN = -2**31
-# Beyond this many levels (a label of 65536 or more) the emulation below is not attempted.
-_MAX_EMULATED_LEVELS = 2**16
+# trec_eval's gain list holds every level from 0 to the query's largest label: beyond this many
+# (a label of 256 or more) its order is not emulated, and the gains are taken in true order.
+_MAX_EMULATED_LEVELS = 256
 
 
 def _c_compare_gains(a: float, b: float) -> int:
@@ -797,7 +798,8 @@ def _custom_ideal(qs: _Side, spec: TrecSpec, gains: np.ndarray, evaluated: np.nd
 
     Sets ``gains`` of the judgements left out to 0 and returns {qrels query: ideal DCG}
     for the queries whose ideal ranking is not the kernel's (their sum, left to right as
-    trec_eval's). With integral gains and no gain for -1 or -2, nothing changes.
+    trec_eval's). With integral gains and no gain for -1 or -2, nothing changes; nor for
+    a query with a fractional label (trec_eval would truncate it) or one of 256 or more.
     """
     stale_shows = any(level in (-1, -2) and gain != 0 for level, gain in spec.gains)
     if not stale_shows and all(float(g).is_integer() and abs(g) < 2.0**30 for _, g in spec.gains):
