@@ -19,7 +19,8 @@ Conventions (trec_eval's):
   named exactly ``utility`` are set to 0: so they score 0 but for num_rel, utility with
   explicit coefficients and ndcg with a gain for level -1;
 - summary: arithmetic mean over evaluated queries, sums for the num_* counts, geometric
-  mean with a 1e-5 floor for gm_map and gm_bpref.
+  mean with a 1e-5 floor for gm_map and gm_bpref; but with ``complete`` the num_rel
+  summary counts every judgement > 0 of the qrels, whatever the level (m_num_rel.c).
 
 Where trec_eval 10.0 and 9.x differ, this follows 10.0: iprec_at_recall and 11pt_avg
 turn a recall fraction p into a count of relevant documents with lround(p * R)
@@ -27,7 +28,9 @@ turn a recall fraction p into a count of relevant documents with lround(p * R)
 
 Where trec_eval's behaviour is undefined or accidental, this model takes the plain
 reading: nDCG's ideal ordering sorts gains truly (trec_eval's comparator truncates gain
-differences to int), and a query whose judgements are all negative has no levels.
+differences to int, which orders integral gains truly too; rankwise reproduces the rest, checked
+against the binary in test_trec_differential.py), and a query whose judgements are all negative
+has no levels.
 """
 from __future__ import annotations
 
@@ -465,7 +468,8 @@ class Result:
     num_q: int
 
 
-def summarize(specs, per_query: dict) -> dict:
+def summarize(specs, per_query: dict, complete_qrels: dict | None = None) -> dict:
+    """The ``all`` values; ``complete_qrels``: the qrels, when ``complete`` (num_rel's quirk)."""
     n = len(per_query)
     out = {}
     for s in specs:
@@ -482,6 +486,8 @@ def summarize(specs, per_query: dict) -> dict:
             out[s.name] = math.exp(sum(math.log(max(v, MIN_GEO_MEAN)) for v in column) / n)
         else:
             out[s.name] = sum(column) / n
+    if complete_qrels is not None and "num_rel" in out:
+        out["num_rel"] = sum(1 for judged in complete_qrels.values() for v in judged.values() if v > 0)
     return out
 
 
@@ -501,7 +507,8 @@ def evaluate(qrels: dict, run: dict, measures=("official",), *, complete=False, 
             rels = rels[:depth]
         per_query[qid] = query_values(rels, judged, specs, relevance_level)
     names = [s.name for s in specs if s.root not in ("runid", "num_q")]
-    return Result(names, specs, list(per_query), per_query, summarize(specs, per_query), len(per_query))
+    summary = summarize(specs, per_query, qrels if complete else None)
+    return Result(names, specs, list(per_query), per_query, summary, len(per_query))
 
 
 def format_line(name: str, qid: str, value, count: bool) -> str:

@@ -246,6 +246,11 @@ TREC_QUERIES = {
 }
 CUSTOM = ["ndcg.1=1e-320,2=5e-324", "ndcg.1=-1e-320,2=5e-324", "ndcg.-1=3e-322,1=1e-318,2=2.5e-323",
           "ndcg.-2=1e-321,1=1.0"]
+# trec_eval 10.0 prints 0.0000 for query 3 (integral labels 2, 1, 0, -1) under these: its gain sort
+# compares gains through a C int, so gains less than 1 apart are equal, the levels keep their given
+# order (the pairs, then level 0) and the ideal ranking, read from the end, starts at level 0, of
+# gain 0: it is empty (checked with the trec_eval 10.0 binary; README, "trec_eval's quirks").
+TREC_EVAL_ZERO = {(3, text) for text in CUSTOM[:3]}
 
 
 def _trec_inputs(queries, tied=()):
@@ -271,6 +276,9 @@ def test_trec_eval_ndcg_of_subnormal_relevance(ties, tied):
         for text in CUSTOM:
             pairs = {int(a): float(b) for a, b in (p.split("=") for p in text[5:].split(","))}
             name = text.replace(".", "_", 1)
+            if (list(TREC_QUERIES)[q], text) in TREC_EVAL_ZERO:
+                assert res[name][q] == 0.0, (q, text)
+                continue
             assert_exact(res[name][q], trec_exact(judged, ranked, "ndcg", pairs=pairs, tied=tied), (q, text))
 
 

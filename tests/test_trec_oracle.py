@@ -1,14 +1,13 @@
 """trec_eval 10.0's own conformance data: every printed line rankwise supports, byte for byte.
 
-The expected outputs, qrels and runs are trec_eval's `test/` folder, kept in
-``shared/oracles/trec_eval/`` beside the repository (its README gives the command behind
-each file). Each command is replayed through ``rw.trec_eval(...).format()`` and through
+The expected outputs, qrels and runs are trec_eval's `test/` folder, vendored unchanged in
+``tests/data/trec_eval_oracle/`` with trec_eval's licence notice (its README gives the
+command behind each file). Each command is replayed through ``rw.trec_eval(...).format()`` and through
 the ``rankwise eval`` command line with trec_eval's own arguments; lines of measures
 rankwise does not compute are dropped from the expected output (SKIPPED_MEASURES).
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -20,12 +19,7 @@ import reference_trec as ref
 import rankwise as rw
 from rankwise.cli import main
 
-ORACLES = Path(os.environ.get("RANKWISE_TREC_ORACLES",
-                              Path(__file__).resolve().parents[2] / "shared" / "oracles" / "trec_eval"))
-
-pytestmark = pytest.mark.skipif(not (ORACLES / "out.test").is_file(),
-                                reason=f"trec_eval's conformance data not found at {ORACLES} "
-                                       "(shared/oracles/trec_eval beside the repository; CI has it)")
+ORACLES = Path(__file__).resolve().parent / "data" / "trec_eval_oracle"
 
 #: Measures trec_eval 10.0 prints that rankwise does not compute, and why; their lines are
 #: dropped from the expected outputs (a printed name is matched by its root).
@@ -63,18 +57,18 @@ def _expected_file(case: str) -> Path:
     return ORACLES / case.split("[")[0]
 
 
-def _skipped(line: str) -> bool:
+def skipped_line(line: str) -> bool:
     name = line.split("\t", 1)[0].rstrip()
     return any(name == root or name.startswith(root + "_") for root in SKIPPED_MEASURES)
 
 
 def expected_lines(case: str) -> list[str]:
     lines = _expected_file(case).read_text().splitlines()
-    return [line for line in lines if line and not _skipped(line)]
+    return [line for line in lines if line and not skipped_line(line)]
 
 
 def skipped_lines(case: str) -> list[str]:
-    return [line for line in _expected_file(case).read_text().splitlines() if line and _skipped(line)]
+    return [line for line in _expected_file(case).read_text().splitlines() if line and skipped_line(line)]
 
 
 def api_arguments(args: list[str]) -> tuple[list[str], dict, bool]:

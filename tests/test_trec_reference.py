@@ -212,7 +212,8 @@ def brute_force_expected(qrels, run, measures, *, complete=False, relevance_leve
                 sums[name] = sums.get(name, 0.0) + count * v
         per_query[qid] = {name: s / total for name, s in sums.items()}
     names = [s.name for s in specs if s.root not in ("runid", "num_q")]
-    return ref.Result(names, specs, list(per_query), per_query, ref.summarize(specs, per_query), len(per_query))
+    summary = ref.summarize(specs, per_query, qrels if complete else None)
+    return ref.Result(names, specs, list(per_query), per_query, summary, len(per_query))
 
 
 def _small_tied_case(seed):

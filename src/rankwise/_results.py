@@ -90,7 +90,9 @@ class Results:
         """Mean over queries of every metric, in the order asked (``MRR``, ``MAP``, ...).
 
         Queries left out by ``empty="skip"`` (NaN) do not count; a metric with no
-        valid query has mean NaN.
+        valid query has mean NaN. The mean is NumPy's (``ndarray.mean``: a pairwise
+        sum); :func:`rankwise.trec_eval` instead sums left to right in trec_eval's query
+        order, as trec_eval does.
         """
         return {name: mean_over_queries(self._values[:, col]) for name, col in self._named_columns()}
 

@@ -190,7 +190,7 @@ class TrecColumns:
     lines : numpy.ndarray
         int64 1-based line number of each row in its file (for error messages).
     run_name : str or None
-        The runid of the first run line; None for qrels.
+        The runid of the last run line (trec_eval's); None for qrels.
     """
 
     queries: StringTable
@@ -250,8 +250,8 @@ def read_run(path) -> TrecColumns:
     Returns
     -------
     TrecColumns
-        ``run_name`` is the runid of the first line (trec_eval reports the last
-        line's; runs hold one runid).
+        ``run_name`` is the runid of the last line, as trec_eval reports it (a run
+        file with several runids is named by its last line's).
 
     Raises
     ------
@@ -669,7 +669,7 @@ def _read(source, run: bool) -> TrecColumns:
         try:
             run_name = name.decode("utf-8")
         except UnicodeDecodeError:
-            raise ValueError(f"{path}, line {lines[0]}: runid {_quote(name)} is not valid UTF-8") from None
+            raise ValueError(f"{path}, line {lines[-1]}: runid {_quote(name)} is not valid UTF-8") from None
     first, second = run_alone(partial(_text.first_duplicate, query_codes, doc_codes, len(queries), len(docs)),
                               query_codes.shape[0])
     if second >= 0:

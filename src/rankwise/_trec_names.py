@@ -95,7 +95,7 @@ class TrecSpec:
     """One printed measure: its root, printed name, kernel kind and parameters.
 
     ``params`` is the cutoff (``(k,)``, an int), recall fraction, utility coefficients or
-    F's beta²; ``gains`` holds ndcg's custom ``(level, gain)`` pairs sorted by level;
+    F's beta²; ``gains`` holds ndcg's custom ``(level, gain)`` pairs in the order given;
     ``points`` are the recall points 11pt_avg averages over, in the order given.
     """
 
@@ -285,7 +285,8 @@ def _gain_pairs(text: str, raw: str) -> tuple:
             raise ValueError(f"trec_eval measure {text!r}: level {int(level)} has two gains (trec_eval would "
                              "give its documents one and the ideal ranking the other); give each level once")
         pairs[int(level)] = value
-    return tuple(sorted(pairs.items()))
+    # In the order given: trec_eval's ideal ranking depends on it (trec._trec_ideal_blocks).
+    return tuple(pairs.items())
 
 
 def _expand(text: str, root: str, raw: str | None) -> list[TrecSpec]:

@@ -535,8 +535,9 @@ class TrecResults:
     P_1                   	all	0.0000
     """
 
-    def __init__(self, specs, values, query_ids, n_queries, run_name, ties):
+    def __init__(self, specs, values, query_ids, n_queries, run_name, ties, totals=None):
         self._specs = tuple(specs)
+        self._totals = dict(totals or {})
         self._index = {spec.name: j for j, spec in enumerate(self._specs)}
         self._values = values
         self._values.flags.writeable = False
@@ -578,6 +579,8 @@ class TrecResults:
 
     def _summary(self, j: int):
         spec, column = self._specs[j], self._values[:, j]
+        if spec.name in self._totals:
+            return self._totals[spec.name]
         if spec.root in _COUNTS:
             return _count(column.sum())
         if not self._n_queries:
@@ -754,8 +757,121 @@ class _Join:
 
 def _gain_pairs(spec: TrecSpec) -> tuple[np.ndarray, np.ndarray]:
     """ndcg's custom gains as sorted int64 levels and their gains (kept sparse: any level works)."""
-    levels = np.array([level for level, _ in spec.gains], dtype=np.int64)
-    return levels, np.array([gain for _, gain in spec.gains], dtype=np.float64)
+    pairs = sorted(spec.gains)
+    levels = np.array([level for level, _ in pairs], dtype=np.int64)
+    return levels, np.array([gain for _, gain in pairs], dtype=np.float64)
+
+
+_INT_MIN = -2**31
+# trec_eval's gain list holds every level from 0 to the query's largest label: beyond this many
+# (a label of 256 or more) its order is not emulated, and the gains are taken in true order.
+_MAX_EMULATED_LEVELS = 256
+
+
+def _c_compare_gains(a: float, b: float) -> int:
+    """trec_eval's comp_rel_gain: the difference of two gains converted to a C int.
+
+    It truncates (gains less than 1 apart compare equal, so the order is not total), and
+    a difference out of int's range is x86's conversion result, INT_MIN.
+    """
+    d = a - b
+    return int(d) if -2.0**31 - 1 < d < 2.0**31 else _INT_MIN
+
+
+def _glibc_msort(items: list, compare) -> list:
+    """glibc's qsort (a top-down merge sort, left first on ties) with ``compare``, as it
+    orders under a comparator that is not a total order."""
+    if len(items) <= 1:
+        return items
+    half = len(items) // 2
+    left, right = _glibc_msort(items[:half], compare), _glibc_msort(items[half:], compare)
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if compare(left[i][1], right[j][1]) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
+def _trec_gain_order(spec: TrecSpec, n_levels: int) -> list:
+    """trec_eval's list of (level, gain) for a query whose largest label >= 0 is ``n_levels - 1``,
+    sorted as setup_gains sorts it (m_ndcg.c walks it from the end for the ideal ranking)."""
+    given = dict(spec.gains)
+    items = list(spec.gains) + [(i, float(i)) for i in range(n_levels) if i not in given]
+    return _glibc_msort(items, _c_compare_gains)
+
+
+def _trec_ideal_blocks(order: list, counts: dict) -> list:
+    """The (level, gain, count) blocks of trec_eval's ideal ranking, in its order (m_ndcg.c).
+
+    From the end of ``order``: nothing if that level's gain is <= 0; levels with no
+    judgement are passed; the walk stops at the first judged level whose gain is <= 0.
+    """
+    blocks = []
+    if not order or order[-1][1] <= 0:
+        return blocks
+    for level, gain in reversed(order):
+        count = counts.get(level, 0)
+        if count == 0:
+            continue
+        if gain <= 0:
+            break
+        blocks.append((level, gain, count))
+    return blocks
+
+
+def _custom_ideal(qs: _Side, spec: TrecSpec, gains: np.ndarray, evaluated: np.ndarray) -> dict:
+    """trec_eval's ideal ranking for ndcg with custom gains, where it is not the gains sorted.
+
+    Two quirks of trec_eval 10.0 (README, "trec_eval's quirks"): its sort compares gains
+    through a C int (setup_gains' comp_rel_gain), so gains less than 1 apart can come out
+    in any order, and its walk stops at the first judged level of gain <= 0 in that order;
+    and a query with no judgement >= 0 reuses the relevance levels of the query evaluated
+    before it (form_res_rels keeps them in static memory), which shows when level -1 or -2
+    has a gain. ``evaluated`` lists the evaluated qrels queries in trec_eval's order.
+
+    Sets ``gains`` of the judgements left out to 0 and returns {qrels query: ideal DCG}
+    for the queries whose ideal ranking is not the kernel's (their sum, left to right as
+    trec_eval's). With integral gains and no gain for -1 or -2, nothing changes; nor for
+    a query with a fractional label (trec_eval would truncate it) or one of 256 or more.
+    """
+    stale_shows = any(level in (-1, -2) and gain != 0 for level, gain in spec.gains)
+    if not stale_shows and all(float(g).is_integer() and abs(g) < 2.0**30 for _, g in spec.gains):
+        return {}
+    labels = qs.values
+    orders: dict = {}
+    out = {}
+    state = None                        # the last (levels, counts) trec_eval computed
+    for g in evaluated.tolist():
+        start, stop = int(qs.indptr[g]), int(qs.indptr[g + 1])
+        own = labels[start:stop]
+        judged = own[own >= 0]
+        if judged.size:
+            if not np.all(judged == np.floor(judged)) or judged.max() >= _MAX_EMULATED_LEVELS:
+                state = None            # labels trec_eval would truncate, or too many levels
+                continue
+            levels, counts = np.unique(judged.astype(np.int64), return_counts=True)
+            state = int(levels[-1]) + 1, dict(zip(levels.tolist(), counts.tolist(), strict=True))
+        elif state is None:
+            continue
+        n_levels, level_counts = state
+        if n_levels not in orders:
+            orders[n_levels] = _trec_gain_order(spec, n_levels)
+        blocks = _trec_ideal_blocks(orders[n_levels], level_counts)
+        if judged.size:
+            kept = np.array([level for level, _, _ in blocks], dtype=np.float64)
+            gains[start:stop][~np.isin(own, kept)] = 0.0
+        if not judged.size or any(blocks[i][1] < blocks[i + 1][1] for i in range(len(blocks) - 1)):
+            total, rank = 0.0, 0
+            for _, gain, count in blocks:
+                for _ in range(count):
+                    total += gain / math.log2(rank + 2.0)
+                    rank += 1
+            out[g] = total
+    return out
 
 
 def _gains(qs: _Side, spec: TrecSpec) -> np.ndarray:
@@ -802,8 +918,14 @@ def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> tuple[np.ndar
         ideal = np.empty((qs.n_queries, cutoffs.shape[0]))
         scale = np.empty(qs.n_queries, dtype=np.int32)
         gains = _gains(qs, specs[columns[0]])
+        unsorted = {}
+        if specs[columns[0]].gains:
+            in_order = queries[np.argsort(qs.query_byte_order()[queries], kind="stable")]
+            unsorted = _custom_ideal(qs, specs[columns[0]], gains, in_order)
         run_over_queries(partial(ideal_dcg, qs.indptr, gains, cutoffs, out=ideal, scale=scale), qs.indptr,
                          threads)
+        for g, total in unsorted.items():
+            ideal[g], scale[g] = total, 0
         out[:, columns] = ideal[queries]
         out_scale[:, columns] = scale[queries, None]
     return out, out_scale
@@ -882,6 +1004,29 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
         ``complete=True`` evaluates the qrels' queries as missing ones), or either has
         no query; for a measure name or parameter that is not allowed.
 
+    Notes
+    -----
+    The means are trec_eval's: each query's value added left to right in trec_eval's
+    query order (byte order of the ids), then divided by the number of queries. Without
+    ``complete``, queries of the qrels missing from the run are left out (trec_eval 9.x;
+    trec_eval 10.0 exits with an error). trec_eval 10.0's quirks are reproduced:
+
+    * ``run.name`` (the ``runid`` line) is the runid of the run file's last line.
+    * With ``complete``, the ``num_rel`` summary counts every judgement > 0 of the qrels,
+      whatever ``relevance_level`` is (qrels ``q1: a=1, b=2``, ``q2: c=1``, a run for q1
+      only, ``relevance_level=2``: per query 1 and 0, ``mean()["num_rel"]`` 3).
+    * With ``complete``, a query missing from the run is scored on a ranking of one
+      unjudged document, then only ``num_ret`` and ``utility`` (without parameters) are
+      reset to 0: ``utility.1,-1,0,0`` gives it -1.
+    * ``ndcg`` with custom gains orders the levels by gain compared through a C int (gains
+      less than 1 apart compare equal), and its ideal ranking stops at the first judged
+      level of gain <= 0 in that order: qrels ``a=1, b=2, c=0`` ranked a, b, c give
+      ``ndcg.1=0.5,2=1`` 1.1309 (the ideal ranking holds b only).
+    * For ``ndcg``'s ideal ranking, a query with no judgement >= 0 reuses the relevance
+      levels of the query evaluated before it; this shows only when level -1 or -2 has a
+      gain (qrels ``q1: a=1``, ``q2: b=-1``, ``x`` retrieved for q2: ``ndcg.-1=1`` of q2
+      is 1.0, its ideal DCG being q1's).
+
     Examples
     --------
     >>> import rankwise as rw
@@ -914,7 +1059,10 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
     # trec_eval reports queries in byte order of their ids.
     order = np.argsort(join.qrels.query_byte_order()[join.qrels_query], kind="stable")
     names = join.qrels.query_names()[join.qrels_query]
-    return TrecResults(specs, values[order], names[order], n_queries, run.name, ties)
+    # trec_eval's quirk: with -c, the num_rel summary counts every judgement > 0 of the qrels,
+    # whatever relevance_level is.
+    totals = {"num_rel": _count(np.count_nonzero(join.qrels.values > 0))} if complete else {}
+    return TrecResults(specs, values[order], names[order], n_queries, run.name, ties, totals)
 
 
 def _check_depth(depth) -> int:
@@ -986,8 +1134,8 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
     cutoffs = np.ones(len(specs), dtype=np.int64)
     ideal, ideal_scale = _ideal(qs, specs, join.qrels_query, threads)
     pairs = [_gain_pairs(s) for s in specs]
-    gain_levels = np.concatenate([levels for levels, _ in pairs])
-    gain_values = np.concatenate([values for _, values in pairs])
+    gain_levels = np.concatenate([np.empty(0, dtype=np.int64), *(levels for levels, _ in pairs)])
+    gain_values = np.concatenate([np.empty(0), *(values for _, values in pairs)])
     gain_start = np.concatenate(([0], np.cumsum([levels.shape[0] for levels, _ in pairs]))).astype(np.int64)
     for m, spec in enumerate(specs):
         if spec.cutoff is not None:

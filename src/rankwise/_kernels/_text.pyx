@@ -537,7 +537,7 @@ cdef struct Outcome:
     int64_t fields          # found on the error's line
     Py_ssize_t token_start  # the offending token
     Py_ssize_t token_stop
-    Py_ssize_t name_start   # runid of the first run line
+    Py_ssize_t name_start   # runid of the last run line
     Py_ssize_t name_stop
 
 
@@ -628,7 +628,8 @@ cdef void parse_buffer(const uint8_t* buf, Py_ssize_t size, bint run, Interner* 
                     out.error = NO_MEMORY
                     return
                 last_start, last_length = starts[0], length
-            if run and row == 0:
+            if run:
+                # trec_eval keeps the runid of the last line read.
                 out.name_start, out.name_stop = starts[5], stops[5]
             query_codes[row] = query
             values[row] = value
@@ -653,7 +654,7 @@ def parse_lines(const uint8_t[::1] buf, bint run, const uint8_t[::1] stop=None):
     Blank lines and lines whose first non-blank byte is ``#`` are skipped. Qrels lines
     need exactly 4 fields, run lines at least 6 (more are ignored). Returns
     ``(query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values,
-    lines, name_start, name_stop)``; ``name_*`` delimit the runid of the first run line.
+    lines, name_start, name_stop)``; ``name_*`` delimit the runid of the last run line.
     Raises :class:`LineError` for a malformed line. Returns None once ``stop`` (the
     call's stop flag, ``_stop.pxd``) is set.
     """
