@@ -93,6 +93,9 @@ class BuildExt(build_ext):
         if not stamp.is_file() or stamp.read_text() != variant:
             stamp.unlink(missing_ok=True)  # until this build has finished: it may not
             self.force = self.compiler.force = True
+        if SANITIZE and not self.parallel:
+            # The sanitizer build compiles slowest (.ci/sanitize's time limit): one module per CPU.
+            self.parallel = os.cpu_count() or 1
         cythonized = cythonize(self.extensions, compiler_directives=DIRECTIVES, include_path=["src"],
                                build_dir=os.path.join(self.build_temp, "cython"), force=self.force)
         # The same Extension objects (setuptools annotated them), now with the generated C.

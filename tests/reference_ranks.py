@@ -24,6 +24,7 @@ Conventions
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import statistics
@@ -341,6 +342,18 @@ def query_moments(c, per_rank):
     return first, second
 
 
+@functools.cache
+def _query_moments(base, k, c):
+    """query_moments of a base statistic, remembered: the same exact sums, done once per (base, k, c)."""
+    return query_moments(c, per_rank_statistic(base, k))
+
+
+@functools.cache
+def _expected_per_query(base, k, greater, equal):
+    """expected_per_query of a base statistic, remembered (its values are immutable Fractions)."""
+    return expected_per_query(greater, equal, per_rank_statistic(base, k))
+
+
 def chance_moments(base, n_candidates, k=None, weights=None):
     """(E, V) of a base statistic (MR, MRR, Hits, GMR) under independent uniform ranks.
 
@@ -367,7 +380,7 @@ def chance_moments(base, n_candidates, k=None, weights=None):
     e = Fraction(0)
     v = Fraction(0)
     for c, wi in zip(n_candidates, w, strict=True):
-        first, second = query_moments(c, per_rank)
+        first, second = _query_moments(base, k, int(c))
         e += wi * first
         v += wi * wi * (second - first * first)
     return e / total, v / (total * total)
@@ -446,11 +459,10 @@ def reference_metric(name, greater, equal, n_candidates=None, ties="realistic", 
     if ties == "expected":
         if base in NON_MEAN:
             raise ValueError(f"{name} has no tie expectation")
-        per_rank = per_rank_statistic(base, k)
-        if per_rank is None:  # GMR in an adjusted/z form
+        if per_rank_statistic(base, k) is None:  # GMR in an adjusted/z form
             raise ValueError(f"{name} has no tie expectation")
-        value = weighted_mean([expected_per_query(g, e, per_rank) for g, e in zip(greater, equal, strict=True)],
-                              weights)
+        value = weighted_mean([_expected_per_query(base, k, int(g), int(e))
+                               for g, e in zip(greater, equal, strict=True)], weights)
     else:
         ranks = [policy_rank(g, e, ties) for g, e in zip(greater, equal, strict=True)]
         value = base_statistic(base, k)(ranks, weights)

@@ -111,7 +111,13 @@ def test_first_duplicate_with_ids_that_collide(n):
     if n < LONG:
         hashes = np.arange(n, dtype=np.uint64)                          # all in slot 0
     else:
-        hashes = rng.choice(2**40, n, replace=False).astype(np.uint64)  # all in bucket 0
+        # All in bucket 0 (the top 5 bits of every hash are 0: 2**5 buckets for this n), and
+        # there on 256 slots of the bucket's 2**17-slot table, its last slot among them (so
+        # probes also wrap around the table's end): probes run over hundreds of rows, not
+        # ~n/2, which took seconds for the same checks.
+        starts = np.append(rng.choice(2**17 - 1, 255, replace=False), 2**17 - 1).astype(np.uint64)
+        low = rng.choice(2**40, n, replace=False).astype(np.uint64)     # distinct hashes
+        hashes = (starts[rng.integers(0, 256, n)] << np.uint64(42)) | low
     docs = with_hash(hashes.tolist())
     indptr = np.array([0, n], dtype=np.int64)
     for planted in (None, (3, n - 1), (n - 2, n - 1)):

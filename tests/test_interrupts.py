@@ -37,6 +37,19 @@ def _until_stopped(log, lock):
     return task
 
 
+@pytest.fixture(autouse=True)
+def _sigint_raises_keyboardinterrupt():
+    """SIGINT handled as Python does by default, even where it was ignored at start.
+
+    A process started in the background by a non-interactive shell (``pytest &``) ignores
+    SIGINT, and Python keeps it ignored: ``interrupt_main`` and ``raise_signal`` then do
+    nothing, and the tests below would wait for every chunk's SLOW seconds.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _helpers_alive():
     return [t for t in threading.enumerate() if t.name.startswith("rankwise-") and t.is_alive()]
 
@@ -363,9 +376,11 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
 # ---------------------------------------------------------------------------- Ctrl-C in a process
 
 _CHILD = textwrap.dedent("""
-    import json, resource, sys, threading, time
+    import json, resource, signal, sys, threading, time
     import numpy as np
     import rankwise as rw
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even if inherited ignored
 
     def cpu():
         usage = resource.getrusage(resource.RUSAGE_SELF)

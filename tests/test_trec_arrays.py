@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import rankwise as rw
+from rankwise import _parallel
 
 MEASURES = ["all_trec", "P.1,2,3,7", "ndcg_cut.1,3,4", "success.1,2,3", "recall.1,3", "ndcg.0=0,1=2.5,2=1,3=7"]
 EXPECTED_MEASURES = ["map", "recip_rank", "P.1,2,3,5", "recall.1,3", "ndcg", "ndcg_cut.1,3", "num_rel_ret",
@@ -196,11 +197,16 @@ def test_arrays_are_used_in_place_unless_copied_and_never_modified():
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_threads_do_not_change_results_or_duplicate_reports(threads):
+def test_threads_do_not_change_results_or_duplicate_reports(threads, monkeypatch):
+    # The threshold lowered, so these small inputs are split into chunks over the threads (at
+    # the default one, 60,000 rows ran in one thread whatever the count). Documents are
+    # distinct within a query, shared between queries, ids spread up to 10**6.
+    monkeypatch.setattr(_parallel, "_MIN_ITEMS_PER_THREAD", 1)
     rng = np.random.default_rng(0)
-    n_queries, depth = 300, 200
+    n_queries, depth, pool = 120, 60, 1000
     qid = np.repeat(np.arange(n_queries), depth)
-    doc = np.concatenate([rng.permutation(10**6)[:depth] for _ in range(n_queries)])
+    ids = rng.choice(10**6, pool, replace=False)
+    doc = ids[np.argsort(rng.random((n_queries, pool)), axis=1)[:, :depth]].reshape(-1)
     score = rng.integers(0, 50, qid.shape[0]).astype(float)
     qrels = rw.Qrels.from_arrays(qid[::3], doc[::3], rng.integers(0, 3, qid[::3].shape[0]), n_threads=threads)
     run = rw.Run.from_arrays(qid, doc, score, n_threads=threads)
@@ -209,7 +215,8 @@ def test_threads_do_not_change_results_or_duplicate_reports(threads):
     doc = doc.copy()
     doc[-1] = doc[-depth]          # the last query repeats its first document
     doc[2 * depth + 5] = doc[2 * depth + 1]
-    with pytest.raises(ValueError, match=r"twice for query 2 \(rows 401 and 405\)"):
+    # Each chunk finds its own repeat: the report is the earliest, whichever thread ends first.
+    with pytest.raises(ValueError, match=rf"twice for query 2 \(rows {2 * depth + 1} and {2 * depth + 5}\)"):
         rw.Run.from_arrays(qid, doc, score, n_threads=threads)
 
 

@@ -338,7 +338,7 @@ def test_truncating_a_file_while_it_is_read_never_kills_the_reader(tmp_path, com
     # while a subprocess reads it: each read gives the rows of the file as it was during
     # the read, an OSError (it changed) or a ValueError (it ended inside a line while being
     # restored) naming it. A memory map of the file died of SIGBUS here.
-    raw = run_text(100, 3000)                                      # 9 MB
+    raw = run_text(100, 1500)                                      # 4.5 MB
     half = raw.index(b"\n", len(raw) // 2) + 1
     path = tmp_path / ("run.gz" if compress else "run.txt")
     body = gzip.compress(raw, compresslevel=1) if compress else raw

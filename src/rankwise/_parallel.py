@@ -21,6 +21,8 @@ result when a chunk runs twice.
 """
 from __future__ import annotations
 
+import functools
+import math
 import os
 import threading
 import time
@@ -57,27 +59,159 @@ _BUDGETED = np.zeros(_FLAG_BYTES, dtype=np.uint8)
 _BUDGETED[_BUDGET:_BUDGET + 8] = np.frombuffer(np.float64(_INLINE_SECONDS).tobytes(), dtype=np.uint8)
 
 
+# The variable that sets how many CPUs rankwise uses (``n_threads=None``), instead of the count
+# found from the affinity mask and the cgroup CPU quota.
+ENV_THREADS = "RANKWISE_NUM_THREADS"
+
+
 def _cpu_count() -> int:
+    """The CPUs this process may use: ``RANKWISE_NUM_THREADS`` when set, else :func:`_available_cpus`.
+
+    The one place that ``n_threads=None``, negative counts and :func:`max_threads` get it
+    from, for every entry point (evaluate, rank_positive, RankBuilder, Qrels/Run, trec_eval,
+    compare, compare_systems and the CLI commands built on them).
+    """
+    text = os.environ.get(ENV_THREADS, "").strip()
+    if not text:
+        return _available_cpus()
+    if not text.isascii() or not text.isdigit() or int(text) == 0 or int(text) > 2**63 - 1:
+        raise ValueError(f"the environment variable {ENV_THREADS} must be a positive integer (at most "
+                         f"2**63 - 1) or unset, got {text[:40]!r}")
+    return int(text)
+
+
+def _available_cpus() -> int:
+    """The CPUs of this process's affinity mask, fewer when a cgroup CPU quota allows fewer."""
     if hasattr(os, "process_cpu_count"):
-        return os.process_cpu_count() or 1
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
+        cpus = os.process_cpu_count() or 1
+    elif hasattr(os, "sched_getaffinity"):
+        cpus = len(os.sched_getaffinity(0)) or 1
+    else:
+        cpus = os.cpu_count() or 1
+    quota = _cgroup_cpus()
+    return cpus if quota is None else max(min(cpus, quota), 1)
+
+
+@functools.lru_cache(maxsize=8)
+def _cgroup_cpus(root: str = "/") -> int | None:
+    """The CPUs that this process's cgroup CPU quota allows (rounded up), or None (no quota).
+
+    cgroup v2: ``cpu.max`` (``"max 100000"`` or ``"<quota> <period>"``); v1: ``cpu.cfs_quota_us``
+    (-1 for none) over ``cpu.cfs_period_us``. The process's cgroup (``/proc/self/cgroup``)
+    and every ancestor up to the hierarchy's mount point (``/proc/self/mountinfo``) are read:
+    the smallest quota wins. ``root`` stands for ``/`` (tests point it at a directory of fake
+    files). Read once per process (and again in a forked child): a container's quota is set
+    when it starts.
+    """
+    try:
+        with open(os.path.join(root, "proc/self/cgroup")) as f:
+            memberships = [line.rstrip("\n").split(":", 2) for line in f]
+    except OSError:  # not Linux, or no /proc
+        return None
+    mounts = _cgroup_mounts(root)
+    limits = []
+    for fields in memberships:
+        if len(fields) != 3:
+            continue
+        _, controllers, path = fields
+        if controllers == "" and "cgroup2" in mounts:
+            limits.append(_lowest_quota(root, mounts["cgroup2"], path, _read_cpu_max))
+        elif "cpu" in controllers.split(",") and "cpu" in mounts:
+            limits.append(_lowest_quota(root, mounts["cpu"], path, _read_cfs_quota))
+    limits = [x for x in limits if x is not None]
+    return math.ceil(min(limits)) if limits else None
+
+
+def _cgroup_mounts(root: str) -> dict:
+    """{"cgroup2" or "cpu": (mount root, mount point)} from ``/proc/self/mountinfo``."""
+    mounts = {}
+    try:
+        with open(os.path.join(root, "proc/self/mountinfo")) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        # id parent major:minor root mount-point options [optional fields] - type source super-options
+        head, _, tail = line.partition(" - ")
+        fields, after = head.split(), tail.split()
+        if len(fields) < 5 or not after:
+            continue
+        if after[0] == "cgroup2":
+            mounts.setdefault("cgroup2", (fields[3], fields[4]))
+        elif after[0] == "cgroup" and len(after) >= 3 and "cpu" in after[2].split(","):
+            mounts.setdefault("cpu", (fields[3], fields[4]))
+    if not lines:  # no mountinfo: the usual places
+        mounts = {"cgroup2": ("/", "/sys/fs/cgroup"), "cpu": ("/", "/sys/fs/cgroup/cpu")}
+    return mounts
+
+
+def _lowest_quota(root: str, mount: tuple, path: str, read) -> float | None:
+    """The smallest quota (in CPUs) of the cgroup ``path`` and its ancestors within ``mount``."""
+    mount_root, mount_point = mount
+    relative = os.path.relpath(path, mount_root) if path.startswith(mount_root) else "."
+    top = os.path.join(root, mount_point.lstrip("/"))
+    parts = [] if relative == "." or relative.startswith("..") else relative.split("/")
+    quotas = []
+    for depth in range(len(parts), -1, -1):
+        quota = read(os.path.join(top, *parts[:depth]))
+        if quota is not None:
+            quotas.append(quota)
+    return min(quotas) if quotas else None
+
+
+def _read_cpu_max(folder: str) -> float | None:
+    fields = _read_words(os.path.join(folder, "cpu.max"))
+    if len(fields) != 2 or fields[0] == "max":
+        return None
+    return _ratio(fields[0], fields[1])
+
+
+def _read_cfs_quota(folder: str) -> float | None:
+    quota = _read_words(os.path.join(folder, "cpu.cfs_quota_us"))
+    period = _read_words(os.path.join(folder, "cpu.cfs_period_us"))
+    if len(quota) != 1 or len(period) != 1:
+        return None
+    return _ratio(quota[0], period[0])
+
+
+def _ratio(quota: str, period: str) -> float | None:
+    """quota / period, None unless both are positive integers (-1 is v1's "no quota")."""
+    try:
+        q, p = int(quota), int(period)
+    except ValueError:
+        return None
+    return q / p if q > 0 and p > 0 else None
+
+
+def _read_words(path: str) -> list:
+    try:
+        with open(path) as f:
+            return f.read().split()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_cgroup_cpus.cache_clear)
 
 
 def effective_n_threads(n_threads) -> int:
     """Resolve ``n_threads``: None = all CPUs, negative counts back (-1 = all), 0 is an error.
 
-    Any non-zero integer that int64 holds is accepted: no more threads are started than
-    there are chunks of work, and counting back stops at one thread.
+    "All CPUs" are those this process may use: its affinity mask, fewer under a cgroup CPU
+    quota (a container's ``--cpus``), or ``RANKWISE_NUM_THREADS`` when that is set (a
+    positive integer, else a ValueError naming it). Any non-zero integer that int64 holds is
+    accepted: no more threads are started than there are chunks of work, and counting back
+    stops at one thread.
 
     Examples
     --------
     >>> effective_n_threads(3)
     3
     """
+    cpus = _cpu_count()  # a bad RANKWISE_NUM_THREADS is refused whatever n_threads is
     if n_threads is None:
-        return _cpu_count()
+        return cpus
     if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)):
         raise TypeError(f"n_threads must be an integer or None, got {n_threads!r}")
     if n_threads == 0:
@@ -86,7 +220,7 @@ def effective_n_threads(n_threads) -> int:
         raise ValueError("n_threads must be a non-zero integer from -2**63 to 2**63 - 1 (None or -1 for "
                          f"all CPUs), got {n_threads}")
     if n_threads < 0:
-        return max(_cpu_count() + 1 + int(n_threads), 1)
+        return max(cpus + 1 + int(n_threads), 1)
     return int(n_threads)
 
 

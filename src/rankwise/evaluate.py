@@ -162,6 +162,8 @@ def evaluate(y_true, y_score, metrics, *, qid=None, indptr=None, doc_ids=None, t
     n_threads : int, optional
         Threads over queries; None or -1 for all CPUs, -2 for all but one, ... (at
         least one). Any non-zero integer int64 holds; results do not depend on it.
+        All CPUs: those this process may use (affinity mask, cgroup CPU quota),
+        or ``RANKWISE_NUM_THREADS`` when set.
 
     Returns
     -------

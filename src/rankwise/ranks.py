@@ -517,7 +517,8 @@ def rank_positive(pos_score=None, neg_scores=None, mask=None, *, scores=None, tr
         NaN candidates are an error; or are not candidates (not counted in C, as
         PyKEEN's NaN-filtered scores); or are candidates ranked below every number.
     n_threads : int, optional
-        Threads over queries; None or -1 for all CPUs. Results do not depend on it.
+        Threads over queries; None or -1 for all CPUs (those this process may use,
+        or ``RANKWISE_NUM_THREADS``). Results do not depend on it.
 
     Returns
     -------

@@ -818,7 +818,8 @@ def compare(a, b, test="randomization", *, alternative="two-sided", n_resamples=
     zero_method : {"wilcox", "pratt", "zsplit"}
         Wilcoxon's treatment of zero differences (scipy's; default ``"wilcox"`` drops them).
     n_threads : int, optional
-        Threads for the resampling kernel; None or -1 for all CPUs. Results are identical
+        Threads for the resampling kernel; None or -1 for all CPUs (those this process
+        may use, or ``RANKWISE_NUM_THREADS``). Results are identical
         for every thread count.
 
     Returns
