@@ -324,8 +324,10 @@ def test_eval_reads_a_fifo(tmp_path):
 
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to a child process is POSIX")
 def test_ctrl_c_exits_130_with_one_line():
-    # The child blocks reading standard input until interrupted.
-    code = ("import sys\nfrom rankwise.cli import main\nprint('ready', flush=True)\n"
+    # The child blocks reading standard input until interrupted. It takes SIGINT as Python
+    # does by default even when pytest runs in the background, whose children ignore it.
+    code = ("import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "from rankwise.cli import main\nprint('ready', flush=True)\n"
             f"sys.exit(main(['eval', {QRELS!r}, '-']))\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
