@@ -264,18 +264,21 @@ def test_broadcast_doc_ids_with_a_duplicate_are_refused():
                     doc_ids=["a", "b"])
 
 
-def test_broadcast_doc_ids_use_memory_of_the_input():
+@pytest.mark.parametrize("view", [False, True])
+def test_broadcast_doc_ids_use_memory_of_the_input(view):
     # 200 queries of 5,000 items: per-query string ids would be 1,000,000 strings
-    # (<U6: 24 MB) and their sort; the shared ones are 5,000.
+    # (<U6: 24 MB) and their sort; the shared ones are 5,000. np.broadcast_to's view of
+    # them (every row the same memory) is taken as the shared form too.
     import tracemalloc
 
     rng = np.random.default_rng(5)
     scores = rng.integers(0, 20, (200, 5000)).astype(np.float32)
     labels = rng.integers(0, 3, (200, 5000)).astype(np.int8)
     ids = np.array([f"d{i:05d}" for i in range(5000)])
+    doc_ids = np.broadcast_to(ids, scores.shape) if view else ids
     tracemalloc.start()
     try:
-        rw.evaluate(labels, scores, ["AP"], ties="trec", doc_ids=ids)
+        rw.evaluate(labels, scores, ["AP"], ties="trec", doc_ids=doc_ids)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -407,6 +407,8 @@ def _tie_keys(doc_ids, shape: tuple, indptr: np.ndarray, shared: bool) -> tuple[
     if doc_ids is None:
         raise ValueError("ties='trec' orders tied items by document id; pass doc_ids= (one id per score)")
     ids = as_array(doc_ids, "doc_ids", wide="object")
+    if ids.ndim == 2 and ids.shape == shape and ids.shape[0] > 1 and ids.strides[0] == 0:
+        ids = ids[0]  # np.broadcast_to of one ranking's ids: the same row for every query
     broadcast = ids.shape != shape and len(shape) == 2 and ids.shape == shape[1:]
     if ids.shape != shape and not broadcast:
         raise ValueError(f"doc_ids must have the shape of y_score {shape}, got {ids.shape}")
