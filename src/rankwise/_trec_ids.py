@@ -16,6 +16,7 @@ import numpy as np
 from ._kernels._ids import decimal_keys, first_duplicate_grouped, group_by_query, run_starts
 from ._parallel import run_alone, run_over_queries
 from ._trec_io import StringTable
+from ._validation import as_array
 
 __all__ = ["IdColumns", "as_ids", "byte_order", "canonical_ints", "id_columns"]
 
@@ -70,7 +71,7 @@ def as_ids(ids, name: str, copy: bool) -> np.ndarray | None:
     """``ids`` as int64 if it holds integers, None if it holds strings (or objects)."""
     if ids is None:
         raise TypeError(f"{name} must be a 1-D array of integer or string ids, got None")
-    arr = np.asarray(ids)
+    arr = as_array(ids, name, wide="object")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.dtype.kind in "USO":

@@ -48,7 +48,7 @@ from ._trec_io import (
     write_run,
 )
 from ._trec_names import TrecSpec, parse_trec_measures
-from ._validation import as_real, check_choice, check_flag, value_error
+from ._validation import as_array, as_real, check_choice, check_flag, value_error
 
 __all__ = ["Qrels", "Run", "TrecResults", "trec_eval"]
 
@@ -207,7 +207,7 @@ def _from_arrays(query_ids, doc_ids, values, what: str, copy, n_threads, labels:
 def _values_array(values, name: str) -> np.ndarray:
     if values is None:
         raise TypeError(f"{name} must be a 1-D array of numbers, got None")
-    numbers = np.asarray(values)
+    numbers = as_array(values, name, wide="float")
     if numbers.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be a 1-D array of numbers, got {numbers.dtype}")
     if numbers.ndim != 1:
