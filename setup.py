@@ -32,7 +32,9 @@ DIRECTIVES = {
     "freethreading_compatible": True,
 }
 
-KERNELS = ["_sort", "_listwise", "_count", "_text", "_ids", "_trec", "_resample"]
+# Each domain's compiled kernels, as package.module under src/rankwise; _core's are shared.
+KERNELS = ["_core._enums", "_core._sort", "lists._listwise", "ranks._count", "trec._text", "trec._ids",
+           "trec._trec", "stats._resample"]
 
 # Compiler types of setuptools that drive gcc or clang (gcc-style options).
 GCC_LIKE = {"unix", "mingw32", "cygwin"}
@@ -112,7 +114,7 @@ class BuildExt(build_ext):
 def main(kernels=KERNELS, **setup_args):
     """setup() for the given kernels (.ci/check-build-flags builds one of them)."""
     extensions = [
-        Extension(f"rankwise._kernels.{name}", [f"src/rankwise/_kernels/{name}.pyx"])
+        Extension(f"rankwise.{name}", [f"src/rankwise/{name.replace('.', '/')}.pyx"])
         for name in kernels
     ]
     setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt}, **setup_args)

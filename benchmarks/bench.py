@@ -66,9 +66,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
 import numpy as np  # noqa: E402
 
 import rankwise as rw  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from reference import numpy_rr_ap  # noqa: E402
+from rankwise.testing.lists import numpy_rr_ap  # noqa: E402
 
 LINK_KS = (1, 3, 10)
 # ranx's typed-list sort indexes with a uint64 loop variable; numba warns on every first call.
@@ -1110,7 +1108,7 @@ def describe_machine(cpus):
                  "ir-measures", "torch", "torchmetrics"]
     print("versions: " + ", ".join(f"{name} {_version(name)}" for name in libraries))
     package = Path(rw.__file__).parent
-    kernels = [*package.glob("_kernels/*.so"), *package.glob("_kernels/*.pyd")]
+    kernels = [*package.glob("*/*.so"), *package.glob("*/*.pyd")]
     if kernels:
         built = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(max(k.stat().st_mtime for k in kernels)))
         print(f"rankwise from {package}, kernels built {built}")

@@ -1,8 +1,8 @@
-"""Group the failures of tests/test_hostile.py by function, parameter and defect class.
+"""Group the failures of tests/hostile/test_hostile.py by function, parameter and defect class.
 
 Usage::
 
-    python -m pytest -p no:cacheprovider tests/test_hostile.py --junitxml=hostile.xml -q --tb=no
+    python -m pytest -p no:cacheprovider tests/hostile/test_hostile.py --junitxml=hostile.xml -q --tb=no
     python scripts/hostile_report.py hostile.xml
 
 Prints, for each defect class (crash, hang, an exception the contract forbids, TypeError and

@@ -1,7 +1,7 @@
 """Write the example bundled with rankwise: src/rankwise/data/demo.tsv.
 
 Deterministic (fixed seed, fixed rounding), so re-running it reproduces the file byte
-for byte; tests/test_cli.py checks that. Eight queries of 25 documents, graded labels
+for byte; tests/cli/test_cli.py checks that. Eight queries of 25 documents, graded labels
 0-3, and scores with deliberate ties: most systems' scores are rounded to one decimal,
 one query is scored by a binary classifier (0/1 only), and one by a constant scorer.
 

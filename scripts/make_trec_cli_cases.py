@@ -1,6 +1,6 @@
 """Record trec_eval 10.0's output for the command-line semantics ``rankwise eval`` follows.
 
-Writes tests/data/trec_cli/: a small qrels (graded, zero and negative labels, a query
+Writes tests/cli/data/trec_cli/: a small qrels (graded, zero and negative labels, a query
 with no relevant document), runs over it (ties, unjudged documents, one query the qrels
 lack; one sharing no query with the qrels; one repeating a document below rank 5), and
 cases.json: for each trec_eval command line, its exact stdout, stderr and exit status,
@@ -18,7 +18,7 @@ that gives it any), -l 0 and fractional -l (read with atol), -M 0 and fractional
 -R / -T, queries in common or not (with and without -c), a document repeated below and
 within the -M depth, and trec_eval's options rankwise refuses (-J, -N, -o).
 Options on which trec_eval crashes or needs other files (-M -1, -Z, -D, -R prefs) are never run
-here: tests/test_trec_cli_semantics.py checks that rankwise refuses them.
+here: tests/cli/test_trec_cli_semantics.py checks that rankwise refuses them.
 
 Deterministic: re-running it with the same trec_eval rewrites the same bytes.
 
@@ -32,7 +32,7 @@ import os
 import subprocess
 from pathlib import Path
 
-DEFAULT_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "trec_cli"
+DEFAULT_DIR = Path(__file__).resolve().parents[1] / "tests" / "cli" / "data" / "trec_cli"
 DEFAULT_TREC_EVAL = os.environ.get("TREC_EVAL", "/work/tools/trec_eval/trec_eval")
 
 QRELS = """\

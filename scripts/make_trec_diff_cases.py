@@ -1,8 +1,8 @@
 """Record trec_eval 10.0's output on random small qrels/run pairs: the differential corpus.
 
-Writes tests/data/trec_diff/cases.jsonl.gz: one JSON object per line, for each case its
+Writes tests/trec/data/trec_diff/cases.jsonl.gz: one JSON object per line, for each case its
 qrels and run (as file text), trec_eval's arguments, the exact command line, trec_eval's
-stdout and exit status. tests/test_trec_differential.py replays every case through
+stdout and exit status. tests/trec/test_trec_differential.py replays every case through
 ``rankwise eval`` and ``rw.trec_eval(...).format()`` and compares the text line by line.
 
 The cases cover every measure rankwise supports (``-m all_trec``, ``official``, ``set``,
@@ -42,7 +42,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "trec_diff" / "cases.jsonl.gz"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "tests" / "trec" / "data" / "trec_diff" / "cases.jsonl.gz"
 DEFAULT_TREC_EVAL = os.environ.get("TREC_EVAL", "/work/tools/trec_eval/trec_eval")
 
 CUT_ROOTS = ("P", "recall", "ndcg_cut", "map_cut", "relative_P", "success")

@@ -2,7 +2,7 @@
 and example2.run.
 
 Deterministic (fixed seeds, fixed formatting), so re-running it reproduces the files
-byte for byte; tests/test_cli.py checks that. Twelve topics: graded judgements 0-3
+byte for byte; tests/cli/test_cli.py checks that. Twelve topics: graded judgements 0-3
 for about 60 documents each (a fifth of them never retrieved), runs of 100 documents
 with scores rounded to 2 decimals (so ties are common), one topic judged but with no
 relevant document, one topic only in the qrels, and one only in the runs. example2.run

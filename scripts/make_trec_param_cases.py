@@ -1,6 +1,6 @@
 """Record trec_eval 10.0's output for every parameterised measure under odd parameters.
 
-Writes tests/data/trec_params/: three small qrels/run pairs (graded and negative labels,
+Writes tests/trec/data/trec_params/: three small qrels/run pairs (graded and negative labels,
 tied scores, documents absent from the qrels, a query with no relevant document, a
 query only in the run, and for ``-c`` a query only in the qrels) and cases.json: for
 each trec_eval command line (always ``-q``), its exact stdout, stderr and exit status,
@@ -14,7 +14,7 @@ and what rankwise must do with it:
   is kept to show why.
 
 Parameters on which trec_eval's behaviour is undefined (NaN, infinities, integer
-overflow in atol or lround) are never run here: tests/test_trec_params.py checks that
+overflow in atol or lround) are never run here: tests/trec/test_trec_params.py checks that
 rankwise refuses them.
 
 Deterministic: re-running it with the same trec_eval rewrites the same bytes.
@@ -30,7 +30,7 @@ import random
 import subprocess
 from pathlib import Path
 
-DEFAULT_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "trec_params"
+DEFAULT_DIR = Path(__file__).resolve().parents[1] / "tests" / "trec" / "data" / "trec_params"
 DEFAULT_TREC_EVAL = os.environ.get("TREC_EVAL", "/work/tools/trec_eval/trec_eval")
 
 CUT_ROOTS = ("P", "recall", "ndcg_cut", "map_cut", "relative_P", "success")

@@ -8,7 +8,10 @@ import pytest
 
 import rankwise
 
-MODULES = sorted({"rankwise"} | {f"rankwise.{m.name}" for m in pkgutil.iter_modules(rankwise.__path__)})
+# Every module of every package, kernels included (their embedded signatures), but the
+# ``__main__`` modules, which run the command when imported.
+MODULES = sorted({"rankwise"} | {m.name for m in pkgutil.walk_packages(rankwise.__path__, "rankwise.")
+                                 if not m.name.endswith(".__main__")})
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -6,9 +6,8 @@
 """
 from importlib.metadata import PackageNotFoundError, version
 
-from ._rank_metrics import rank_metrics
-from ._results import Results
-from .evaluate import (
+from ._core.results import Results
+from .lists import (
     average_precision,
     dcg,
     err,
@@ -21,7 +20,7 @@ from .evaluate import (
     recall,
     reciprocal_rank,
 )
-from .ranks import RankBuilder, Ranks, rank_positive
+from .ranks import RankBuilder, Ranks, rank_metrics, rank_positive
 from .stats import (
     ComparisonReport,
     ComparisonResult,

@@ -1,0 +1,1 @@
+"""Python view of the shared enumerations declared in _enums.pxd (Metric, Ties)."""

@@ -1,0 +1,82 @@
+"""What every subcommand shares: errors worded for the command line, option types that
+read numbers as trec_eval reads them, and reading files with errors that name the argument."""
+from __future__ import annotations
+
+import argparse
+import re
+
+_INT64_MAX = 2**63 - 1
+_STDIN = ("-", "/dev/stdin")
+
+
+class CliError(Exception):
+    """Bad input, with a message already worded for the command line."""
+
+
+def number_type(kind, allowed: str, test):
+    """An argparse ``type=``: ``kind(text)`` if ``test`` accepts it, else argparse's error."""
+    def convert(text: str):
+        try:
+            value = kind(text)
+        except (ValueError, OverflowError):
+            value = None
+        if value is None or not test(value):
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}")
+        return value
+
+    return convert
+
+
+def atol_type(allowed: str, high: int, negative: str):
+    """An argparse ``type=`` for trec_eval's -l and -M, which it reads with C's atol.
+
+    An integer, or a decimal whose fractional part is dropped as atol drops it ('1.5' is
+    1); from 0 to ``high``. Anything else atol would read as another number is refused,
+    and a negative value with ``negative``, why trec_eval's result is no use there.
+    """
+    rule = f"{allowed} (a fractional part is dropped, as trec_eval's atol drops it: '1.5' is 1)"
+
+    def convert(text: str) -> int:
+        if not re.fullmatch(r"[+-]?[0-9]+(?:\.[0-9]*)?", text):
+            read = re.match(r"[ \t\n\v\f\r]*([+-]?[0-9]+)", text)
+            said = f"; trec_eval would read it as {int(read[1]) if read else 0}" if text.strip() else ""
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}{said}")
+        value = int(text.split(".")[0])
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}: {negative}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}")
+        return value
+
+    return convert
+
+
+def check_measures(measures, parse, option: str) -> None:
+    """Parse each name given to ``option`` before any file is read: errors name the option."""
+    for name in measures or ():
+        try:
+            parse(name)
+        except (ValueError, OverflowError) as error:
+            named = str(error) if name in str(error) else f"{name!r}: {error}"
+            raise CliError(f"argument {option}: {named}") from None
+
+
+def read_file(cls, path: str, argument: str, depth=None):
+    """``cls.read(path)`` with errors that name the command-line argument (and -M, when given)."""
+    try:
+        return cls.read(path)
+    except OSError as error:
+        if error.filename is not None and error.strerror:
+            raise CliError(f"argument {argument}: can't open {error.filename!r}: {error.strerror}") from None
+        raise CliError(f"argument {argument}: {error}") from None
+    except (TypeError, ValueError) as error:
+        extra = ""
+        if depth is not None and getattr(error, "duplicate_docno", False):
+            extra = (" (with -M, trec_eval 10.0 rejects a repeated document only when both copies rank "
+                     f"within the top {depth}; rankwise rejects it at any depth: remove the repeated line)")
+        raise CliError(f"argument {argument}: {error}{extra}") from None
+
+
+def one_stdin(paths) -> None:
+    if sum(path in _STDIN for path in paths) > 1:
+        raise CliError("standard input (- or /dev/stdin) can be read once: give it for one file at most")

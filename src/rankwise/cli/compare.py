@@ -1,0 +1,122 @@
+"""``rankwise compare QRELS RUN...``: trec_eval's measures per query, paired tests between runs."""
+from __future__ import annotations
+
+import os
+
+from ..stats.significance import (
+    _SEED_LIMIT,
+    ALTERNATIVES,
+    CORRECTIONS,
+    MAX_RESAMPLES,
+    TESTS,
+    TREC_MEASURES,
+    compare_systems,
+)
+from ..trec import Qrels, Run, read_example
+from ..trec.names import parse_trec_measures
+from ._common import CliError, check_measures, number_type, one_stdin, read_file
+
+_ALPHA = number_type(float, "a number in (0, 1)", lambda v: 0 < v < 1)
+_RESAMPLES = number_type(int, "an integer from 1 to 2**30", lambda v: 1 <= v <= MAX_RESAMPLES)
+_SEED = number_type(int, "an integer from 0 to 2**128 - 1", lambda v: 0 <= v < _SEED_LIMIT)
+
+
+def add_parser(commands) -> None:
+    compare = commands.add_parser(
+        "compare", help="compare TREC runs query by query with paired significance tests",
+        description="Evaluate TREC runs against qrels with trec_eval's measures and compare them query by "
+                    "query: the mean of every measure, a paired significance test for every pair of runs "
+                    "(or every run against --baseline), p-values corrected for multiple comparisons over "
+                    "the comparisons of each measure, and win/tie/loss counts.")
+    compare.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); gzip is read too; "
+                                                 "- reads standard input")
+    compare.add_argument("runs", nargs="*", metavar="run",
+                         help="two or more run files; a run is named by its run id, or by its file name when "
+                              "run ids repeat; - reads standard input (for one file at most)")
+    compare.add_argument("--example", action="store_true",
+                         help="compare the two bundled example runs (example, example2) instead of files")
+    compare.add_argument("-m", action="append", dest="measures", metavar="MEASURE",
+                         help="trec_eval measure, e.g. map, P.10, ndcg_cut.10 (repeatable; default: "
+                              f"{' '.join(TREC_MEASURES)})")
+    compare.add_argument("--test", default="randomization", choices=TESTS,
+                         help="paired test (default randomization: Fisher's sign-flip test, exact when "
+                              "2**queries <= --resamples)")
+    compare.add_argument("--correction", default="holm", choices=(*CORRECTIONS, "none"),
+                         help="adjustment for multiple comparisons (default holm)")
+    compare.add_argument("--baseline", metavar="NAME",
+                         help="compare every run against this one (run id or file name); default: all pairs")
+    compare.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
+                         help="greater: the first run of each pair (or each run against the baseline) is "
+                              "better")
+    compare.add_argument("--alpha", type=_ALPHA, default=0.05,
+                         help="significance level of the marks (default 0.05)")
+    compare.add_argument("--resamples", type=_RESAMPLES, default=10_000, metavar="N",
+                         help="random sign patterns or bootstrap resamples (default 10000)")
+    compare.add_argument("--seed", type=_SEED, default=None,
+                         help="seed of the resamples (default: fresh entropy, printed in the report)")
+    compare.add_argument("-c", action="store_true", dest="complete",
+                         help="average over all qrels queries; queries missing from a run score 0")
+    compare.add_argument("--intersect", action="store_true",
+                         help="compare on the queries every run has (default: runs covering different "
+                              "queries are an error)")
+    compare.add_argument("--format", default="text", choices=("text", "markdown", "latex", "csv"),
+                         dest="output", help="output layout (default text)")
+
+
+def _example_runs() -> tuple:
+    qrels, run = read_example()
+    second = Run.read(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "example2.run"))
+    return qrels, {run.name: run, second.name: second}
+
+
+def _named_runs(paths) -> dict:
+    runs = [read_file(Run, path, "run") for path in paths]
+    names = [run.name for run in runs]
+    if len(set(names)) != len(names):
+        names = [os.path.basename(path) for path in paths]
+    if len(set(names)) != len(names):
+        names = list(paths)
+    if len(set(names)) != len(names):
+        raise CliError("the same run file is given twice")
+    return dict(zip(names, runs, strict=True))
+
+
+def report(args) -> str:
+    if args.example:
+        if args.qrels or args.runs:
+            raise CliError("pass QRELS and RUN files, or --example, not both")
+    elif not args.qrels or len(args.runs) < 2:
+        raise CliError("compare needs QRELS and at least two RUN files (or --example)")
+    check_measures(args.measures, parse_trec_measures, "-m")
+    if args.example:
+        qrels, runs = _example_runs()
+        paths = {}
+    else:
+        one_stdin([args.qrels, *args.runs])
+        qrels, runs = read_file(Qrels, args.qrels, "qrels"), _named_runs(args.runs)
+        paths = dict(zip(args.runs, runs, strict=True))
+    baseline = args.baseline
+    if baseline is not None and baseline not in runs:
+        by_file = {**paths, **{os.path.basename(p): name for p, name in paths.items()}}
+        if baseline not in by_file:
+            raise CliError(f"argument --baseline: {baseline!r} is none of the runs ({', '.join(runs)})")
+        baseline = by_file[baseline]
+    correction = None if args.correction == "none" else args.correction
+    try:
+        report = compare_systems(runs, qrels, args.measures or list(TREC_MEASURES), baseline=baseline,
+                                 test=args.test, correction=correction,
+                                 alpha=args.alpha, alternative=args.alternative, n_resamples=args.resamples,
+                                 seed=args.seed, on_missing="intersect" if args.intersect else "error",
+                                 complete=args.complete)
+    except ValueError as error:
+        if not hasattr(error, "n_shared"):
+            raise
+        raise CliError(f"the runs cover different queries: {error.details}; pass --intersect to compare the "
+                        f"{error.n_shared} queries they share, or -c to score the missing ones 0") from None
+    if args.output == "markdown":
+        return report.to_markdown()
+    if args.output == "latex":
+        return report.to_latex()
+    if args.output == "csv":
+        return report.to_csv().rstrip("\n")
+    return report.to_text()

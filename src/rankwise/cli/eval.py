@@ -1,0 +1,147 @@
+"""``rankwise eval QRELS RUN``: trec_eval's measures and layout, with trec_eval's options."""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+
+from ..trec import Qrels, Run, read_example, trec_eval
+from ..trec.names import first_parameters, parse_trec_measures
+from ._common import _INT64_MAX, CliError, atol_type, check_measures, one_stdin, read_file
+
+# Levels beyond 2**53 would not compare exactly with labels held as float64.
+_LEVEL = atol_type("an integer from 0 to 2**53", 2**53,
+               "below 0, trec_eval 10.0 counts unjudged documents as relevant where they are ranked but not "
+               "in R (map exceeds 1)")
+_DEPTH = atol_type("an integer from 0 to 2**63 - 1", _INT64_MAX,
+               "trec_eval 10.0 crashes (segmentation fault) on a negative -M")
+
+def add_parser(commands) -> None:
+    evaluate = commands.add_parser(
+        "eval", help="evaluate a TREC run against qrels, as trec_eval does",
+        description="Evaluate a TREC run file against a qrels file with trec_eval 10.0's measures; "
+                    "the default output is trec_eval's layout.")
+    evaluate.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); gzip is read too; "
+                                                  "- reads standard input")
+    evaluate.add_argument("run", nargs="?", help="run file (qid Q0 docno rank score runid); gzip is read "
+                                                 "too; - reads standard input (zcat run.gz | rankwise eval "
+                                                 "QRELS -)")
+    evaluate.add_argument("--example", action="store_true",
+                          help="evaluate the bundled example qrels and run instead of files")
+    evaluate.add_argument("-m", action="append", dest="measures", metavar="MEASURE",
+                          help="trec_eval measure, e.g. map, P.5,10, ndcg_cut.10, all_trec (repeatable; "
+                               "default: official)")
+    evaluate.add_argument("-q", action="store_true", dest="per_query", help="also print every query")
+    evaluate.add_argument("-c", action="store_true", dest="complete",
+                          help="average over all qrels queries; queries missing from the run score 0")
+    evaluate.add_argument("-l", type=_LEVEL, default=1, dest="level", metavar="LEVEL",
+                          help="relevance level: labels >= LEVEL are relevant (default 1); read as trec_eval "
+                               "reads it: 1.5 is 1")
+    evaluate.add_argument("-M", type=_DEPTH, default=None, dest="depth", metavar="DEPTH",
+                          help="evaluate only the top DEPTH documents of each query (0: none, as trec_eval)")
+    evaluate.add_argument("-n", action="store_true", dest="no_summary",
+                          help="no summary: leave out the 'all' lines (with -q, only the queries' lines)")
+    evaluate.add_argument("-R", default="qrels", dest="rel_format", metavar="FORMAT",
+                          help="qrels format: only qrels (trec_eval's default)")
+    evaluate.add_argument("-T", default="trec_results", dest="results_format", metavar="FORMAT",
+                          help="run format: only trec_results (trec_eval's default)")
+    for flag, takes_value in _REFUSED.items():
+        evaluate.add_argument(flag, dest=f"refused{flag}", default=None, help=argparse.SUPPRESS,
+                              **({"metavar": "VALUE"} if takes_value else {"action": "store_true"}))
+    evaluate.add_argument("--ties", default="trec",
+                          choices=("trec", "expected", "optimistic", "pessimistic", "stable"),
+                          help="tie policy (default trec: document id descending, as trec_eval)")
+    evaluate.add_argument("--format", default="trec", choices=("trec", "json", "csv"), dest="output",
+                          help="output layout (default trec: trec_eval's; in json, infinite and NaN "
+                               "values are the strings \"inf\", \"-inf\", \"nan\")")
+
+
+# trec_eval 10.0's options that rankwise eval refuses (whether each takes a value), and why.
+_REFUSED = {"-J": False, "-N": True, "-D": True, "-Z": True, "-o": False, "-v": False}
+_REFUSED_WHY = {
+    "-J": "trec_eval's -J (judged documents only: unjudged documents are removed from every ranking)",
+    "-N": "trec_eval's -N (the number of documents in the collection, for utility's 4th coefficient)",
+    "-D": "trec_eval's -D (debug output; -D N.QID evaluates one query)",
+    "-Z": "trec_eval's -Z (Z scores from a file of means and deviations)",
+    "-o": "trec_eval's -o (obsolete: it has no effect in trec_eval 10.0)",
+    "-v": "trec_eval's -v (its version; rankwise --version prints rankwise's)",
+}
+_SUPPORTED = "rankwise eval supports trec_eval's -m, -q, -c, -l, -M, -n, -R qrels and -T trec_results"
+
+
+def _check_trec_options(args) -> None:
+    """Refuse the trec_eval options rankwise does not implement, naming what it does."""
+    for flag in _REFUSED:
+        if getattr(args, f"refused{flag}") not in (None, False):
+            raise CliError(f"argument {flag}: not supported: {_REFUSED_WHY[flag]}; {_SUPPORTED}")
+    if args.rel_format != "qrels":
+        raise CliError(f"argument -R: format {args.rel_format!r} is not supported (trec_eval's prefs, "
+                        "qrels_prefs and qrels_jg are for preference and judgement-group measures): only -R "
+                        f"qrels; {_SUPPORTED}")
+    if args.results_format != "trec_results":
+        raise CliError(f"argument -T: format {args.results_format!r} is not supported: only -T trec_results "
+                        f"(trec_eval 10.0 has no other); {_SUPPORTED}")
+    if args.no_summary and args.output != "trec":
+        raise CliError(f"argument -n: leaves out trec_eval's 'all' lines: only with --format trec, not "
+                        f"--format {args.output}")
+
+
+def report(args) -> str:
+    if args.example:
+        if args.qrels or args.run:
+            raise CliError("pass QRELS and RUN, or --example, not both")
+    elif not (args.qrels and args.run):
+        raise CliError("eval needs QRELS and RUN files (or --example)")
+    _check_trec_options(args)
+    check_measures(args.measures, parse_trec_measures, "-m")
+    # As trec_eval reads repeated -m: the first -m that gives a measure parameters wins.
+    measures, notes = first_parameters(args.measures or ["official"])
+    if args.example:
+        qrels, run = read_example()
+    else:
+        one_stdin([args.qrels, args.run])
+        qrels, run = read_file(Qrels, args.qrels, "qrels"), read_file(Run, args.run, "run", args.depth)
+    try:
+        res = trec_eval(qrels, run, measures, complete=args.complete,
+                        relevance_level=float(args.level), depth=args.depth, ties=args.ties)
+    except ValueError as error:
+        if getattr(error, "qrels_queries", 0) and getattr(error, "run_queries", 0):
+            raise CliError(f"no query of the run has judgements: the qrels have {error.qrels_queries} "
+                            f"queries and the run {error.run_queries}, none in common (trec_eval exits with "
+                            "an error too); -c evaluates the qrels' queries, those the run lacks scoring "
+                            "0") from None
+        if not hasattr(error, "by_depth"):
+            raise
+        names = ", ".join(f"{m} (with -M)" if m in error.by_depth else m for m in error.measures)
+        which = "" if args.measures else " (of the default measures, official: choose others with -m)"
+        raise CliError(f"argument --ties: expected has no closed form for {names}{which}; they are not "
+                        "linear in the ranking: use --ties trec, optimistic, pessimistic or stable for "
+                        "them") from None
+    for note in notes:  # what trec_eval ignores too
+        print(f"rankwise eval: note: {note}", file=sys.stderr)
+    if args.output == "trec":
+        return res.format(per_query=args.per_query, summary=not args.no_summary)
+    if args.output == "json":
+        report = {"run": res.run_name, "num_q": len(res.query_ids),
+                  "all": {name: _json_number(value) for name, value in res.mean().items()}}
+        if args.per_query:
+            report["per_query"] = {str(q): {name: _json_number(float(res[name][i])) for name in res.names}
+                                   for i, q in enumerate(res.query_ids)}
+        return json.dumps(report, indent=2, allow_nan=False)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["query_id", *res.names])
+    if args.per_query:
+        for i, q in enumerate(res.query_ids):
+            writer.writerow([q, *(repr(float(res[name][i])) for name in res.names)])
+    writer.writerow(["all", *res.mean().values()])
+    return buffer.getvalue().rstrip("\n")
+
+
+def _json_number(value):
+    """A measure's value for JSON, which has no infinity or NaN: those become the strings
+    "inf", "-inf" and "nan" (as the CSV output prints them; Python's float() reads them back)."""
+    return value if math.isfinite(value) else repr(float(value))

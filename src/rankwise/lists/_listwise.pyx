@@ -1,0 +1,1216 @@
+"""Per-list ranking metrics over CSR-grouped queries, under one tie policy per call.
+
+Every metric here depends only on where the items with a positive label ("tracked"
+items) land in the ranking. So a query is never fully sorted: the tracked items are
+collected and sorted (t log t), then one pass over all n scores counts, for each
+distinct tracked score, the items ranked above it and tied with it (n log d). Those
+counts give exact positions under the deterministic policies and the tie groups of
+the McSherry-Najork expectation under ``EXPECTED``.
+
+When every metric of the call stops at a cutoff (at most K), an item scoring below the
+K-th best score cannot reach the top K under any tie policy, so only items at or above
+that threshold (or a bound below it) are tracked, and the ideal ranking keeps only the
+K largest labels; R still counts every relevant item. Lists much longer than K bound
+the threshold from the maxima of small chunks (collect_top_blocks), in loops without
+data-dependent branches; shorter ones, and lists holding NaN, find it with a
+provisional heap (collect_top).
+
+NaN scores are ranked below every number (nan="last") and reported per query, for
+the Python layer to raise on under nan="raise": every path reads every score anyway,
+so the check costs no pass of its own.
+"""
+from libc.math cimport INFINITY, M_LN2, ceil, exp2, expm1, frexp, ldexp, log2, pow
+from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memset
+
+from rankwise._core._enums cimport *
+from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled_ratio, unscale
+from rankwise._core._sort cimport Item, ranks_above, same_flag, same_rank, sort_items
+from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
+from rankwise._core._typedefs cimport label_t, score_t
+
+
+cdef struct Workspace:
+    Py_ssize_t cap
+    Item* items             # tracked items, sorted by the policy's order
+    Item* ideal             # tracked labels sorted descending (ideal DCG)
+    int64_t* slot_pos       # per sorted slot: tied items placed before it, then its position
+    double* values          # distinct tracked scores, one per tie group
+    Py_ssize_t* group_start # first slot of each group; group_start[d] == t
+    int64_t* above          # items ranked strictly above each group
+    int64_t* hist           # 4 x (d + 1) counters of count_ranks
+    int64_t* tied           # items (tracked or not) tied with each group
+    double* esm             # scratch for expected ERR: stop probabilities of random subsets
+    Py_ssize_t near_cap
+    double* near_scores     # top-k path: every item that can reach the top k (at or above
+    int64_t* near_keys      # the k-th best score or a bound below it), and its tie key
+                            # (its index when the policy has no keys)
+    Py_ssize_t chunk_cap
+    double* chunk_max       # top-k path: best score of each chunk, then of each block
+    Py_ssize_t* chunk_ids   # top-k path: chunks whose best score reaches the bound
+    const uint8_t* stop     # the call's stop flag: loops over a list poll it (_stop.pxd)
+
+
+cdef struct Query:
+    Py_ssize_t n            # list length
+    Py_ssize_t t            # tracked items
+    Py_ssize_t d            # tie groups holding tracked items
+    int64_t n_rel           # R: items with label >= level
+    bint ideal_ready
+    Py_ssize_t n_ideal      # labels in ws.ideal once ideal_ready
+    Py_ssize_t n_near       # top-k path: items in near_scores
+    bint nan                # a NaN score was seen (Python raises unless nan="last")
+
+
+cdef enum:
+    # The top-k block path: items per chunk maximum, and blocks of chunks per unit of k
+    # (more blocks give a tighter bound but more maxima to select from).
+    CHUNK = 8
+    BLOCKS_PER_K = 2
+    # Up to this cutoff kth_best keeps a sorted array, O(k) per value, else a heap.
+    SMALL_K = 32
+    # Up to this many tie groups count_near compares every near item with each group.
+    FEW_GROUPS = 8
+
+
+cdef struct TopK:
+    # The top-k fast path: k > 0 when every metric stops at a cutoff <= k.
+    Py_ssize_t k
+    double* heap            # k scores, then k labels: two min-heaps
+
+
+cdef struct Params:
+    int ties
+    double level
+    double max_grade
+    double grade_mant       # max_grade = grade_mant * 2**grade_exp, grade_mant in [0.5, 1)
+    int grade_exp
+
+
+cdef int grow(void** ptr, size_t nbytes) noexcept nogil:
+    cdef void* p = realloc(ptr[0], nbytes)
+    if p == NULL:
+        return -1
+    ptr[0] = p
+    return 0
+
+
+cdef int reserve(Workspace* ws, Py_ssize_t n) noexcept nogil:
+    cdef size_t cap
+    if n <= ws.cap:
+        return 0
+    cap = <size_t> max(n, 2 * ws.cap, 64)
+    if (grow(<void**> &ws.items, cap * sizeof(Item))
+            or grow(<void**> &ws.ideal, cap * sizeof(Item))
+            or grow(<void**> &ws.slot_pos, (cap + 1) * sizeof(int64_t))
+            or grow(<void**> &ws.values, (cap + 1) * sizeof(double))
+            or grow(<void**> &ws.group_start, (cap + 1) * sizeof(Py_ssize_t))
+            or grow(<void**> &ws.above, (cap + 1) * sizeof(int64_t))
+            or grow(<void**> &ws.hist, 4 * (cap + 1) * sizeof(int64_t))
+            or grow(<void**> &ws.tied, (cap + 1) * sizeof(int64_t))
+            or grow(<void**> &ws.esm, (cap + 1) * sizeof(double))):
+        return -1
+    ws.cap = <Py_ssize_t> cap
+    return 0
+
+
+cdef int reserve_near(Workspace* ws, Py_ssize_t n) noexcept nogil:
+    cdef size_t cap
+    if n <= ws.near_cap:
+        return 0
+    cap = <size_t> max(n, 2 * ws.near_cap, 64)
+    if (grow(<void**> &ws.near_scores, cap * sizeof(double))
+            or grow(<void**> &ws.near_keys, cap * sizeof(int64_t))):
+        return -1
+    ws.near_cap = <Py_ssize_t> cap
+    return 0
+
+
+cdef int reserve_chunks(Workspace* ws, Py_ssize_t n) noexcept nogil:
+    cdef size_t cap
+    if n <= ws.chunk_cap:
+        return 0
+    cap = <size_t> max(n, 2 * ws.chunk_cap, 64)
+    if (grow(<void**> &ws.chunk_max, cap * sizeof(double))
+            or grow(<void**> &ws.chunk_ids, cap * sizeof(Py_ssize_t))):
+        return -1
+    ws.chunk_cap = <Py_ssize_t> cap
+    return 0
+
+
+cdef void release(Workspace* ws) noexcept nogil:
+    free(ws.chunk_max)
+    free(ws.chunk_ids)
+    free(ws.near_scores)
+    free(ws.near_keys)
+    free(ws.items)
+    free(ws.ideal)
+    free(ws.slot_pos)
+    free(ws.values)
+    free(ws.group_start)
+    free(ws.above)
+    free(ws.hist)
+    free(ws.tied)
+    free(ws.esm)
+
+
+# ---------------------------------------------------------------- ranking one query
+
+cdef inline bint heap_below(double a, double b) noexcept nogil:
+    # Min-heap order by rank: NaN (nan="last") ranks below every number.
+    return ranks_above(b, a)
+
+
+cdef void sift(double* heap, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    cdef Py_ssize_t child
+    cdef double tmp
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            return
+        if child + 1 < n and heap_below(heap[child + 1], heap[child]):
+            child += 1
+        if not heap_below(heap[child], heap[i]):
+            return
+        tmp = heap[i]
+        heap[i] = heap[child]
+        heap[child] = tmp
+        i = child
+
+
+cdef inline void heap_offer(double* heap, Py_ssize_t* size, Py_ssize_t k, double value) noexcept nogil:
+    # Keep the k best values seen; the root is the worst of them.
+    cdef Py_ssize_t i
+    if size[0] < k:
+        heap[size[0]] = value
+        size[0] += 1
+        if size[0] == k:
+            for i in range(k // 2 - 1, -1, -1):
+                sift(heap, k, i)
+    elif heap_below(heap[0], value):
+        heap[0] = value
+        sift(heap, k, 0)
+
+
+cdef int collect(const label_t* labels, const score_t* scores, const int64_t* keys,
+                 Query* q, const Params* prm, Workspace* ws) noexcept nogil:
+    """Gather tracked items (label > 0) and count the relevant ones."""
+    cdef Py_ssize_t i, t = 0, block
+    cdef int64_t n_rel = 0
+    cdef double lab
+    # In blocks, the stop flag checked between them: the loop over the list stays as it was.
+    block = 0
+    while block < q.n:
+        if stopped(ws.stop):
+            return 0
+        for i in range(block, min(block + POLL, q.n)):
+            lab = labels[i]
+            if lab > 0:
+                if t == ws.cap and reserve(ws, t + 1) != 0:
+                    return -1
+                ws.items[t].score = scores[i]
+                ws.items[t].label = lab
+                ws.items[t].key = keys[i] if keys != NULL else i
+                if lab >= prm.level:
+                    n_rel += 1
+                t += 1
+        block += POLL
+    q.t = t
+    q.n_rel = n_rel
+    return 0
+
+
+cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t* keys,
+                     Query* q, const Params* prm, const TopK* top, Workspace* ws) noexcept nogil:
+    """collect() for the top-k path: track only items at or above the k-th best score.
+
+    One pass keeps a heap of the k best scores so far; its root only rises, so an item
+    below it can be dropped at once, and the few kept early that end below the final
+    k-th best score are dropped afterwards. Items below that threshold are never above
+    or tied with a tracked item, so the ones at or above it (labelled or not) are kept
+    apart for count_ranks, which then skips the rest of the list. Every item is written
+    to the next free slot and the slot kept only if it qualifies, so dense labels cost
+    no mispredicted branches. The k largest labels of all items go to the ideal ranking.
+    """
+    cdef Py_ssize_t i, t = 0, m = 0, kept, n_scores = 0, n_labels = 0, block
+    cdef int64_t n_rel = 0, key
+    cdef double lab, score, threshold
+    cdef bint near, nan = False
+    cdef double* best_scores = top.heap
+    cdef double* best_labels = top.heap + top.k
+    if (ws.cap == 0 and reserve(ws, 1) != 0) or (ws.near_cap == 0 and reserve_near(ws, 1) != 0):
+        return -1
+    block = 0
+    while block < q.n:
+        if stopped(ws.stop):
+            return 0
+        for i in range(block, min(block + POLL, q.n)):
+            lab = labels[i]
+            score = scores[i]
+            key = keys[i] if keys != NULL else i
+            n_rel += lab >= prm.level
+            nan |= score != score
+            # Both branches are rarely taken once a heap holds k values.
+            if (n_labels < top.k or lab > best_labels[0]) and lab > 0:
+                heap_offer(best_labels, &n_labels, top.k, lab)
+            if n_scores < top.k or ranks_above(score, best_scores[0]):
+                heap_offer(best_scores, &n_scores, top.k, score)
+            # Until the heap holds k scores it is not ordered, and every item may be near.
+            near = n_scores < top.k or not ranks_above(best_scores[0], score)
+            ws.near_scores[m] = score
+            ws.near_keys[m] = key
+            m += near
+            ws.items[t].score = score
+            ws.items[t].label = lab
+            ws.items[t].key = key
+            t += (lab > 0) & near
+            if (t == ws.cap and reserve(ws, t + 1) != 0) or (m == ws.near_cap and reserve_near(ws, m + 1) != 0):
+                return -1
+        block += POLL
+    threshold = best_scores[0]
+    kept = 0
+    for i in range(m):
+        if not ranks_above(threshold, ws.near_scores[i]):
+            ws.near_scores[kept] = ws.near_scores[i]
+            ws.near_keys[kept] = ws.near_keys[i]
+            kept += 1
+    q.n_near = kept
+    kept = 0
+    for i in range(t):
+        if not ranks_above(threshold, ws.items[i].score):
+            ws.items[kept] = ws.items[i]
+            kept += 1
+    q.t = kept
+    q.n_rel = n_rel
+    q.nan = nan
+    if reserve(ws, n_labels) != 0:
+        return -1
+    for i in range(n_labels):
+        ws.ideal[i].score = best_labels[i]
+        ws.ideal[i].label = best_labels[i]
+        ws.ideal[i].key = i
+    sort_items(ws.ideal, n_labels, 0, ws.stop)
+    q.n_ideal = n_labels
+    q.ideal_ready = True
+    return 0
+
+
+cdef bint any_nan(const score_t* scores, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef bint bad = False
+    for i in range(n):
+        bad |= scores[i] != scores[i]
+    return bad
+
+
+cdef double kth_best(const double* values, Py_ssize_t n, Py_ssize_t k, double* best) noexcept nogil:
+    """The k-th largest of values[0:n], counting repeats (k <= n, no NaN; best holds 2k).
+
+    For small k, best[0:k] is kept sorted ascending (best[k] = +inf) and every value is
+    merged in with min and max only: best[j] = min(best[j+1], max(best[j], v)) drops the
+    old smallest and slots v in, and changes nothing when v <= best[0]. No branch
+    depends on the data, whereas about half the compares of a heap's sift mispredict
+    (and skipping the merge when v <= best[0] mispredicts as often).
+    """
+    cdef Py_ssize_t i, j, size = 0
+    cdef double v, lo, hi
+    if k <= SMALL_K:
+        for j in range(k):
+            best[j] = -INFINITY
+        best[k] = INFINITY
+        for i in range(n):
+            v = values[i]
+            # Each element is loaded once and carried to the next step: a vectorised
+            # loop would load best[j+1:j+3] across two of the previous value's
+            # stores, which the CPU cannot forward (a stall on every value).
+            lo = best[0]
+            for j in range(k):
+                hi = best[j + 1]
+                lo = lo if lo > v else v
+                best[j] = hi if hi < lo else lo
+                lo = hi
+        return best[0]
+    for i in range(n):
+        if size < k or values[i] > best[0]:
+            heap_offer(best, &size, k, values[i])
+    return best[0]
+
+
+cdef inline double best_of_8(const score_t* x) noexcept nogil:
+    """Largest of x[0:8] (NaN ignored, unless first): a tree of independent maxima.
+
+    ``b if b > a else a`` is one maxsd on x86.
+    """
+    cdef double a = x[0], b = x[1], c = x[2], d = x[3], e = x[4], f = x[5], g = x[6], h = x[7]
+    a = b if b > a else a
+    c = d if d > c else c
+    e = f if f > e else e
+    g = h if h > g else g
+    a = c if c > a else a
+    e = g if g > e else e
+    return e if e > a else a
+
+
+cdef void label_summary(const label_t* labels, Py_ssize_t n, double level, int64_t* n_rel,
+                        double* best, int64_t* n_best) noexcept nogil:
+    """R (labels >= level), the largest label and how many items hold it (n >= 1).
+
+    Plain loops over the labels' own type, which the compiler vectorises. One-byte
+    labels are counted in one-byte counters over chunks of 255 items (a chunk cannot
+    overflow them): sixteen labels per instruction, with no widening.
+    """
+    cdef Py_ssize_t i, start, stop
+    cdef label_t top = labels[0], lev
+    cdef int64_t count = 0, ties = 0
+    cdef uint8_t chunk_count, chunk_ties
+    cdef bint any_relevant
+    cdef double ceiling
+    for i in range(n):
+        top = labels[i] if labels[i] > top else top
+    if label_t is float or label_t is double or label_t is int64_t:
+        # Compared as doubles, exactly as collect() does (int64 labels beyond 2**53 round).
+        for i in range(n):
+            count += labels[i] >= level
+            ties += labels[i] == top
+    else:
+        # Every value of these types is exact in double, so label >= level exactly when
+        # label >= ceil(level): an integer compare. No label reaches a ceiling above the
+        # largest one, which also keeps the cast in range.
+        ceiling = ceil(level)
+        any_relevant = ceiling <= <double> top
+        lev = <label_t> ceiling if any_relevant else top
+        if label_t is uint8_t or label_t is int8_t:
+            start = 0
+            while start < n:
+                stop = min(start + 255, n)
+                chunk_count = 0
+                chunk_ties = 0
+                for i in range(start, stop):
+                    chunk_count += labels[i] >= lev
+                    chunk_ties += labels[i] == top
+                count += chunk_count
+                ties += chunk_ties
+                start = stop
+        else:
+            for i in range(n):
+                count += labels[i] >= lev
+                ties += labels[i] == top
+        if not any_relevant:
+            count = 0
+    n_rel[0] = count
+    best[0] = top
+    n_best[0] = ties
+
+
+cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const int64_t* keys,
+                            Query* q, const Params* prm, const TopK* top, Workspace* ws) noexcept nogil:
+    """collect_top() for lists much longer than k, in passes with few unpredictable branches.
+
+    One pass takes the best score of every chunk of 8 items, and of every block of
+    chunks (about 2k blocks). The k-th best block maximum, the bound, is at most the
+    k-th best score (k blocks each hold an item reaching it), so only the blocks, then
+    the chunks, whose maximum reaches it (about k of each) are read again, keeping
+    the items that reach it: a few more than k, ties included. They stand for the
+    items at or above the k-th best score: the few in between rank below k, and
+    change no value. The labels are summarised in separate vectorised passes; the
+    ideal ranking is k copies of the largest label when it occurs k times, else the
+    label heap of collect_top.
+
+    Returns 1, with nothing collected, when the list holds a NaN: collect_top ranks
+    NaN (nan="last") and flags it for the Python layer.
+    """
+    cdef Py_ssize_t n = q.n, k = top.k, n_chunks = n // CHUNK, per_block, n_blocks
+    cdef Py_ssize_t b, c, i, j, start, stop, blocks_hit = 0, chunks_hit = 0, m = 0, t = 0, n_heap = 0
+    cdef Py_ssize_t* block_ids
+    cdef int64_t n_rel, n_best, key
+    cdef double bound, lab, best, total = 0.0
+    cdef double* heap = top.heap
+    cdef double* block_max
+    cdef const score_t* x
+    per_block = max(n_chunks // (BLOCKS_PER_K * k), 1)
+    n_blocks = n_chunks // per_block
+    if reserve_chunks(ws, n_chunks + n_blocks) != 0 or reserve(ws, k) != 0:
+        return -1
+    block_max = ws.chunk_max + n_chunks
+    for c in range(n_chunks):
+        x = &scores[c * CHUNK]
+        # The sum is the cheap NaN test: NaN + x is NaN. So is inf + -inf, which only
+        # costs the exact scan below.
+        total += ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]))
+        ws.chunk_max[c] = best_of_8(x)
+    # The last chunk also holds the n % 8 items after it.
+    for i in range(n_chunks * CHUNK, n):
+        total += scores[i]
+        if scores[i] > ws.chunk_max[n_chunks - 1]:
+            ws.chunk_max[n_chunks - 1] = scores[i]
+    if total != total and any_nan(scores, n):
+        return 1
+    for b in range(n_blocks):
+        start = b * per_block
+        stop = n_chunks if b == n_blocks - 1 else start + per_block
+        best = ws.chunk_max[start]
+        for c in range(start + 1, stop):
+            best = ws.chunk_max[c] if ws.chunk_max[c] > best else best
+        block_max[b] = best
+    bound = kth_best(block_max, n_blocks, k, heap)
+    # Blocks, then their chunks, then their items reaching the bound. Every index is
+    # written and kept only if it reaches the bound: no branch to mispredict.
+    block_ids = ws.chunk_ids + n_chunks
+    for b in range(n_blocks):
+        block_ids[blocks_hit] = b
+        blocks_hit += block_max[b] >= bound
+    for j in range(blocks_hit):
+        b = block_ids[j]
+        start = b * per_block
+        stop = n_chunks if b == n_blocks - 1 else start + per_block
+        for c in range(start, stop):
+            ws.chunk_ids[chunks_hit] = c
+            chunks_hit += ws.chunk_max[c] >= bound
+    # Chunks hold 8 items, the last one up to 15.
+    if reserve_near(ws, (chunks_hit + 1) * CHUNK) != 0:
+        return -1
+    for j in range(chunks_hit):
+        c = ws.chunk_ids[j]
+        stop = n if c == n_chunks - 1 else (c + 1) * CHUNK
+        for i in range(c * CHUNK, stop):
+            ws.near_keys[m] = i
+            m += scores[i] >= bound
+    # Selecting the k-th best score among them would cost more than the few extra items.
+    if reserve(ws, m) != 0:
+        return -1
+    for j in range(m):
+        i = ws.near_keys[j]
+        key = keys[i] if keys != NULL else i
+        ws.near_scores[j] = scores[i]
+        ws.near_keys[j] = key
+        ws.items[t].score = scores[i]
+        ws.items[t].label = labels[i]
+        ws.items[t].key = key
+        t += labels[i] > 0
+    q.n_near = m
+    q.t = t
+    label_summary(labels, n, prm.level, &n_rel, &best, &n_best)
+    q.n_rel = n_rel
+    n_heap = 0
+    if best > 0 and n_best >= k:
+        # The k largest labels are all the largest one: already in descending order.
+        for j in range(k):
+            ws.ideal[j].score = best
+            ws.ideal[j].label = best
+            ws.ideal[j].key = j
+        n_heap = k
+    elif best > 0:
+        for i in range(n):
+            if (i & POLL_MASK) == 0 and stopped(ws.stop):
+                return 0
+            lab = labels[i]
+            if (n_heap < k or lab > heap[0]) and lab > 0:
+                heap_offer(heap, &n_heap, k, lab)
+        for j in range(n_heap):
+            ws.ideal[j].score = heap[j]
+            ws.ideal[j].label = heap[j]
+            ws.ideal[j].key = j
+        sort_items(ws.ideal, n_heap, 0, ws.stop)
+    q.n_ideal = n_heap
+    q.ideal_ready = True
+    return 0
+
+
+cdef inline Py_ssize_t find_group(const double* values, Py_ssize_t d, double s) noexcept nogil:
+    """Number of groups ranked strictly above score s (values are in rank order).
+
+    No data-dependent branches for numbers: the comparisons are unpredictable for
+    random scores. A few groups are counted with independent comparisons, more are
+    searched with conditional moves. Plain ``>`` is exact here, since a NaN group
+    (nan="last") is last and never above a number.
+    """
+    cdef Py_ssize_t base = 0, n = d, half, j
+    if s != s:
+        return d - (d > 0 and values[d - 1] != values[d - 1])
+    if d <= 8:
+        for j in range(d):
+            base += values[j] > s
+        return base
+    while n > 1:
+        half = n >> 1
+        base = base + half if values[base + half - 1] > s else base
+        n -= half
+    return base + (values[base] > s)
+
+
+cdef inline void count_item(const score_t* scores, const int64_t* keys, Py_ssize_t i, bint keyed, Py_ssize_t d,
+                            int64_t* hist, bint* nan, Workspace* ws) noexcept nogil:
+    """count_ranks' work for item i."""
+    cdef Py_ssize_t g, a, b, m
+    cdef int64_t key
+    cdef double s = scores[i]
+    if s != s:
+        # find_group tests the same condition first: the compiler merges the two,
+        # and the branch is never taken on NaN-free lists.
+        nan[0] = True
+    g = find_group(ws.values, d, s)
+    # Four interleaved histograms: consecutive items rarely wait on each other's
+    # increment of the same counter.
+    hist[(i & 3) * (d + 1) + g] += 1
+    if (g < d) & same_flag(ws.values[g], s):
+        ws.tied[g] += 1
+        if keyed:
+            key = keys[i] if keys != NULL else i
+            a = ws.group_start[g]
+            b = ws.group_start[g + 1]
+            while a < b:
+                m = (a + b) >> 1
+                if ws.items[m].key <= key:
+                    a = m + 1
+                else:
+                    b = m
+            ws.slot_pos[a] += 1
+            ws.slot_pos[ws.group_start[g + 1]] -= 1
+
+
+cdef bint count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, bint keyed,
+                      Query* q, Workspace* ws) noexcept nogil:
+    """One pass over the list: items above and tied with each group.
+
+    Every item adds one to the histogram slot of its group count c (groups ranked
+    strictly above it); then above[g] = (items with c <= g) - tied[g]. Only the
+    rare tied items take a branch. With ``keyed`` (stable and trec policies) a tied
+    item also counts, for each tracked slot of its group, whether its key puts it
+    first, as a difference array in slot_pos. Returns whether a score was NaN.
+    """
+    cdef Py_ssize_t i, g, d = q.d, block
+    cdef bint nan = False
+    cdef int64_t below
+    cdef int64_t* hist = ws.hist
+    memset(hist, 0, 4 * (d + 1) * sizeof(int64_t))
+    memset(ws.tied, 0, (d + 1) * sizeof(int64_t))
+    if keyed:
+        memset(ws.slot_pos, 0, (q.t + 1) * sizeof(int64_t))
+    ws.values[d] = 0.0  # read, never counted: lets the tie test below run without a branch on g
+    if n <= LONG_LOOP:
+        for i in range(n):
+            count_item(scores, keys, i, keyed, d, hist, &nan, ws)
+    else:
+        block = 0
+        while block < n:
+            if stopped(ws.stop):
+                return nan
+            for i in range(block, min(block + POLL, n)):
+                count_item(scores, keys, i, keyed, d, hist, &nan, ws)
+            block += POLL
+    below = 0
+    for g in range(d):
+        below += hist[g] + hist[d + 1 + g] + hist[2 * (d + 1) + g] + hist[3 * (d + 1) + g]
+        ws.above[g] = below - ws.tied[g]
+    if keyed:
+        for i in range(1, q.t):
+            ws.slot_pos[i] += ws.slot_pos[i - 1]
+    return nan
+
+
+cdef void count_near(const double* scores, Py_ssize_t n, Query* q, Workspace* ws) noexcept nogil:
+    """count_ranks for the few items of the top-k path, without NaN or keys, and few groups.
+
+    The items above and tied with each group, counted by comparing every item with
+    every group: no branch, where count_ranks mispredicts on the tied items (every
+    tracked item is tied with its own group) and on its histogram's group count.
+    """
+    cdef Py_ssize_t g, i
+    cdef int64_t above, tied
+    cdef double v
+    for g in range(q.d):
+        v = ws.values[g]
+        above = 0
+        tied = 0
+        for i in range(n):
+            above += scores[i] > v
+            tied += scores[i] == v
+        ws.above[g] = above
+        ws.tied[g] = tied
+
+
+cdef Py_ssize_t build_groups(Workspace* ws, Py_ssize_t t) noexcept nogil:
+    cdef Py_ssize_t s, d = 0
+    for s in range(t):
+        if s == 0 or not same_rank(ws.items[s].score, ws.items[s - 1].score):
+            ws.values[d] = ws.items[s].score
+            ws.group_start[d] = s
+            d += 1
+    ws.group_start[d] = t
+    return d
+
+
+cdef void place(Query* q, int ties, Workspace* ws) noexcept nogil:
+    """1-based positions of the sorted slots under a deterministic policy."""
+    cdef Py_ssize_t g, s, first, last
+    cdef int64_t above, skipped
+    for g in range(q.d):
+        first = ws.group_start[g]
+        last = ws.group_start[g + 1]
+        above = ws.above[g]
+        # Pessimistic: every untracked (label 0) tied item goes first.
+        skipped = ws.tied[g] - (last - first) if ties == PESSIMISTIC else 0
+        for s in range(first, last):
+            if ties == STABLE or ties == TREC:
+                ws.slot_pos[s] = above + ws.slot_pos[s] + 1
+            else:
+                ws.slot_pos[s] = above + skipped + (s - first) + 1
+
+
+# ---------------------------------------------------------------- small helpers
+
+cdef enum:
+    N_LOG2 = 1024
+    N_GAIN = 64
+
+# LOG2_NEXT[i] = log2(i + 1) and GAIN[g] = 2^g - 1, filled once at import by the very
+# functions the kernels would call, so a lookup gives the same bits as the call: DCG
+# needs a discount per position, and graded labels are mostly small integers.
+cdef double LOG2_NEXT[N_LOG2]
+cdef double GAIN[N_GAIN]
+cdef Py_ssize_t _i
+for _i in range(N_LOG2):
+    LOG2_NEXT[_i] = log2(<double> (_i + 1))
+for _i in range(N_GAIN):
+    GAIN[_i] = exp2(<double> _i) - 1.0
+
+
+cdef inline double exponential_gain(double label) noexcept nogil:
+    """2^label - 1 (label >= 0); below 1 without the cancellation of exp2(label) - 1."""
+    cdef int g = <int> label if label < N_GAIN else N_GAIN
+    if g < N_GAIN and g == label:
+        return GAIN[g]
+    return expm1(label * M_LN2) if label < 1.0 else exp2(label) - 1.0
+
+
+cdef inline double log2_next(int64_t pos) noexcept nogil:
+    """log2(pos + 1): the DCG discount of position pos >= 1 is its inverse."""
+    return LOG2_NEXT[pos] if pos < N_LOG2 else log2(<double> (pos + 1))
+
+
+cdef inline double err_prob(double label, double max_grade) noexcept nogil:
+    # (2^g - 1) / 2^g_max, written so that large grades do not overflow, and below 1
+    # without the cancellation of a difference of two powers near 1 (small g_max).
+    if label < 1.0:
+        return exp2(-max_grade) * expm1(label * M_LN2) if label > 0.0 else 0.0
+    return exp2(label - max_grade) - exp2(-max_grade)
+
+
+cdef inline double item_value(int kind, double label, bint flag, const Params* prm, int e) noexcept nogil:
+    """What an item contributes before its position weight, times 2**e: DCG gain or RBP relevance.
+
+    e is 0 but in the sums that _gain.pxd scales: those of labels below SAFE_GAIN (DCG),
+    or of label / max_grade below it (graded RBP). There 2**label - 1 is label * ln 2 to
+    double precision, and label * 2**e, like label * 2**(e - grade_exp), is exact.
+    """
+    if kind == RBP:
+        if not flag:
+            return 1.0 if label >= prm.level else 0.0
+        if e == 0:
+            return label / prm.max_grade
+        return ldexp(label, e - prm.grade_exp) / prm.grade_mant
+    if e == 0:
+        return exponential_gain(label) if flag else label
+    return ldexp(label, e) * M_LN2 if flag else ldexp(label, e)
+
+
+cdef inline double weight_sum(int kind, int64_t first, int64_t last, double p,
+                              const uint8_t* stop) noexcept nogil:
+    """Sum of the position weights for positions first..last (DCG or RBP)."""
+    cdef double acc = 0.0
+    cdef int64_t pos
+    if kind == RBP:
+        # (1 - p) * sum of p^(pos - 1), in closed form.
+        return pow(p, <double> (first - 1)) - pow(p, <double> last)
+    for pos in range(first, last + 1):
+        if (pos & POLL_MASK) == 0 and stopped(stop):
+            break
+        acc += 1.0 / log2_next(pos)
+    return acc
+
+
+cdef inline int64_t group_relevant(const Workspace* ws, Py_ssize_t g, double level) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef int64_t r = 0
+    for s in range(ws.group_start[g], ws.group_start[g + 1]):
+        if ws.items[s].label >= level:
+            r += 1
+    return r
+
+
+# ---------------------------------------------------------------- deterministic policies
+
+cdef double det_rr(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t s
+    for s in range(q.t):
+        if ws.items[s].label >= level:
+            return 1.0 / ws.slot_pos[s] if ws.slot_pos[s] <= k else 0.0
+    return 0.0
+
+
+cdef double det_ap(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef double acc = 0.0
+    cdef int64_t hits = 0
+    for s in range(q.t):
+        if ws.slot_pos[s] > k or ((s & POLL_MASK) == 0 and stopped(ws.stop)):
+            break
+        if ws.items[s].label >= level:
+            hits += 1
+            acc += <double> hits / ws.slot_pos[s]
+    return acc / q.n_rel if q.n_rel > 0 else 0.0
+
+
+cdef double det_tp(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef double tp = 0.0
+    for s in range(q.t):
+        if ws.slot_pos[s] > k:
+            break
+        if ws.items[s].label >= level:
+            tp += 1.0
+    return tp
+
+
+cdef double det_weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
+                         double p, const Params* prm, int e) noexcept nogil:
+    """DCG or RBP, times 2**e: item values times the weight of their position."""
+    cdef Py_ssize_t s
+    cdef int64_t pos
+    cdef double acc = 0.0
+    for s in range(q.t):
+        pos = ws.slot_pos[s]
+        if pos > k or ((s & POLL_MASK) == 0 and stopped(ws.stop)):
+            break
+        acc += item_value(kind, ws.items[s].label, flag, prm, e) * weight_sum(kind, pos, pos, p, ws.stop)
+    return acc
+
+
+cdef double det_err(const Query* q, const Workspace* ws, int64_t k, double max_grade) noexcept nogil:
+    cdef Py_ssize_t s
+    cdef double acc = 0.0, survive = 1.0, r
+    for s in range(q.t):
+        if ws.slot_pos[s] > k or ((s & POLL_MASK) == 0 and stopped(ws.stop)):
+            break
+        r = err_prob(ws.items[s].label, max_grade)
+        acc += survive * r / ws.slot_pos[s]
+        survive *= 1.0 - r
+    return acc
+
+
+# ---------------------------------------------------------------- expected over tie orderings
+# Per-group formulas of McSherry & Najork (ECIR 2008); group g holds tied[g] items,
+# above[g] items rank above it, and its tracked items are slots group_start[g]..
+
+cdef double exp_rr(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t g
+    cdef int64_t r, c, above, m
+    cdef double prob, acc = 0.0
+    for g in range(q.d):
+        r = group_relevant(ws, g, level)
+        if r == 0:
+            continue
+        above = ws.above[g]
+        c = ws.tied[g]
+        # P(first relevant item of the group at offset m) = C(c-m, r-1) / C(c, r).
+        prob = <double> r / c
+        for m in range(1, c - r + 2):
+            if above + m > k or ((m & POLL_MASK) == 0 and stopped(ws.stop)):
+                break
+            acc += prob / (above + m)
+            if m <= c - r:
+                prob *= <double> (c - m - r + 1) / (c - m)
+        return acc
+    return 0.0
+
+
+cdef double exp_hits(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t g
+    cdef int64_t r, c, above, s, i
+    cdef double miss = 1.0
+    for g in range(q.d):
+        r = group_relevant(ws, g, level)
+        if r == 0:
+            continue
+        above = ws.above[g]
+        if above >= k:
+            return 0.0
+        c = ws.tied[g]
+        s = min(k - above, c)
+        # P(no relevant among the first s of the group) = C(c-r, s) / C(c, s).
+        for i in range(s):
+            if c - r - i <= 0:
+                return 1.0
+            if (i & POLL_MASK) == 0 and stopped(ws.stop):
+                break
+            miss *= <double> (c - r - i) / (c - i)
+        return 1.0 - miss
+    return 0.0
+
+
+cdef double exp_ap(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t g
+    cdef int64_t r, c, above, last, pos, before = 0
+    cdef double frac, slope, acc = 0.0
+    if q.n_rel == 0:
+        return 0.0
+    for g in range(q.d):
+        r = group_relevant(ws, g, level)
+        if r == 0:
+            continue
+        above = ws.above[g]
+        if above >= k:
+            break
+        c = ws.tied[g]
+        last = min(above + c, k)
+        frac = <double> r / c
+        slope = <double> (r - 1) / (c - 1) if c > 1 else 0.0
+        # Position pos is relevant w.p. r/c; given that, the expected number of
+        # relevant items at or above it is before + 1 + (pos - above - 1) * slope.
+        for pos in range(above + 1, last + 1):
+            if (pos & POLL_MASK) == 0 and stopped(ws.stop):
+                break
+            acc += frac * (before + 1 + (pos - above - 1) * slope) / pos
+        before += r
+    return acc / q.n_rel
+
+
+cdef double exp_tp(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    cdef Py_ssize_t g
+    cdef int64_t r, c, above
+    cdef double tp = 0.0
+    for g in range(q.d):
+        above = ws.above[g]
+        if above >= k:
+            break
+        r = group_relevant(ws, g, level)
+        c = ws.tied[g]
+        tp += <double> r * min(k - above, c) / c
+    return tp
+
+
+cdef double exp_weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
+                         double p, const Params* prm, int e) noexcept nogil:
+    """DCG or RBP, times 2**e: each group's mean item value times the weights of its positions up to k."""
+    cdef Py_ssize_t g, s
+    cdef int64_t c, above
+    cdef double total, acc = 0.0
+    for g in range(q.d):
+        above = ws.above[g]
+        if above >= k:
+            break
+        c = ws.tied[g]
+        total = 0.0
+        for s in range(ws.group_start[g], ws.group_start[g + 1]):
+            total += item_value(kind, ws.items[s].label, flag, prm, e)
+        acc += total / c * weight_sum(kind, above + 1, min(above + c, k), p, ws.stop)
+    return acc
+
+
+cdef double subset_stop(const double* p_stop, int64_t c, int64_t y, int64_t m) noexcept nogil:
+    """E[1 - prod of (1 - R) over the first m of a random order of the group].
+
+    p_stop[j] is that expectation over a random j of the y tracked items; the c - y others
+    have R = 0. The number j of tracked items among the first m is hypergeometric; its
+    weights are built outward from the mode by ratios, so nothing overflows.
+    """
+    cdef int64_t z = c - y, lo, hi, mode, j
+    cdef double w, num = 0.0, den = 0.0
+    if z == 0:
+        return p_stop[m]
+    lo = max(0, m - z)
+    hi = min(y, m)
+    # Products in double: in int64 they overflow for groups of billions of items. Below
+    # 2**53 they are exact, and so is the floor of the quotient, which is below c + 1 (m, y <= c)
+    # and so in range of the cast.
+    mode = min(max(<int64_t> ((<double> (m + 1) * (y + 1)) / (c + 2)), lo), hi)
+    w = 1.0
+    for j in range(mode, hi + 1):
+        num += w * p_stop[j]
+        den += w
+        w *= (<double> (y - j) * (m - j)) / (<double> (j + 1) * (z - m + j + 1))
+    w = 1.0
+    for j in range(mode, lo, -1):
+        w *= (<double> j * (z - m + j)) / (<double> (y - j + 1) * (m - j + 1))
+        num += w * p_stop[j - 1]
+        den += w
+    return num / den
+
+
+cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) noexcept nogil:
+    cdef Py_ssize_t g, first
+    cdef int64_t c, y, above, i, j, m
+    cdef double r, x, product, prev, cur, survive = 1.0, acc = 0.0
+    cdef double* p_stop = ws.esm
+    for g in range(q.d):
+        above = ws.above[g]
+        if above >= k or survive == 0.0:
+            break
+        first = ws.group_start[g]
+        y = ws.group_start[g + 1] - first
+        c = ws.tied[g]
+        # p_stop[j] = 1 - e_j(x_1..x_y) / C(y, j) for x = 1 - R: the chance that a random j of
+        # the items stop the user. Its recurrence over items adds terms >= 0 only (that of
+        # e_j / C(y, j) is a convex combination), so stop probabilities far below the
+        # rounding of 1 - R keep their digits.
+        for j in range(y + 1):
+            p_stop[j] = 0.0
+        product = 1.0
+        for i in range(1, y + 1):
+            if (i & 63) == 0 and stopped_timed(ws.stop):  # i terms each: quadratic in the group's items
+                return acc
+            r = err_prob(ws.items[first + i - 1].label, max_grade)
+            x = 1.0 - r
+            product *= x
+            for j in range(i, 0, -1):
+                p_stop[j] = ((i - j) * p_stop[j] + j * (r + x * p_stop[j - 1])) / i
+        prev = 0.0
+        for m in range(1, min(c, k - above) + 1):
+            if (m & 63) == 0 and stopped_timed(ws.stop):  # up to y terms each
+                return acc
+            cur = subset_stop(p_stop, c, y, m)
+            acc += survive * (cur - prev) / (above + m)
+            prev = cur
+        survive *= product
+    return acc
+
+
+# ---------------------------------------------------------------- one metric, one query
+
+cdef double ideal_dcg(Query* q, Workspace* ws, int64_t k, bint exponential, const Params* prm,
+                      int* scale) noexcept nogil:
+    """The ideal DCG cut at k, times 2**scale (set from its largest gain, the first: _gain.pxd)."""
+    cdef Py_ssize_t s, n
+    cdef int e
+    cdef double acc = 0.0, label, value = 0.0, last = -1.0
+    if not q.ideal_ready:
+        for s in range(q.t):
+            ws.ideal[s].score = ws.items[s].label
+            ws.ideal[s].label = ws.items[s].label
+            ws.ideal[s].key = s
+        sort_items(ws.ideal, q.t, 0, ws.stop)
+        q.n_ideal = q.t
+        q.ideal_ready = True
+    n = <Py_ssize_t> min(<int64_t> q.n_ideal, k)
+    e = gain_scale(ws.ideal[0].label) if n > 0 else 0
+    scale[0] = e
+    for s in range(n):
+        if (s & POLL_MASK) == 0 and stopped(ws.stop):
+            break
+        # Sorted labels come in runs (the top-k path often holds k equal ones): one
+        # exp2 per run. Labels are >= 0, so the first never matches last.
+        label = ws.ideal[s].label
+        if label != last:
+            value = item_value(DCG, label, exponential, prm, e)
+            last = label
+        acc += value / log2_next(s + 1)
+    return acc
+
+
+cdef double true_positives(const Query* q, const Workspace* ws, int64_t k, const Params* prm) noexcept nogil:
+    if prm.ties == EXPECTED:
+        return exp_tp(q, ws, k, prm.level)
+    return det_tp(q, ws, k, prm.level)
+
+
+cdef double weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
+                     double p, const Params* prm, int e) noexcept nogil:
+    if prm.ties == EXPECTED:
+        return exp_weighted(kind, q, ws, k, flag, p, prm, e)
+    return det_weighted(kind, q, ws, k, flag, p, prm, e)
+
+
+cdef double largest_summed(const Query* q, const Workspace* ws, int64_t k, bint expected) noexcept nogil:
+    """The largest label among the items that weighted() sums: those placed within k.
+
+    They come first among the tracked items, which are in rank order.
+    """
+    cdef Py_ssize_t s, g, end = q.t
+    cdef double best = 0.0
+    if expected:
+        for g in range(q.d):
+            if ws.above[g] >= k:
+                end = ws.group_start[g]
+                break
+    else:
+        for s in range(q.t):
+            if ws.slot_pos[s] > k:
+                end = s
+                break
+    for s in range(end):
+        if (s & POLL_MASK) == 0 and stopped(ws.stop):
+            break
+        best = best if best >= ws.items[s].label else ws.items[s].label
+    return best
+
+
+cdef double scaled_weighted(int kind, const Query* q, const Workspace* ws, int64_t k, bint flag,
+                            double p, const Params* prm, int* scale) noexcept nogil:
+    """weighted() times 2**scale: first with the scale given, then, if that sum is below
+    SAFE_GAIN, with the scale of the largest value it sums, when that one is larger
+    (_gain.pxd). Only a DCG or a graded RBP sums label-derived values.
+    """
+    cdef double value = weighted(kind, q, ws, k, flag, p, prm, scale[0]), largest
+    cdef int e
+    if value < SAFE_GAIN and (kind == DCG or flag):
+        largest = largest_summed(q, ws, k, prm.ties == EXPECTED)
+        e = gain_scale(largest if kind == DCG else largest / prm.max_grade)
+        if e > scale[0]:
+            scale[0] = e
+            value = weighted(kind, q, ws, k, flag, p, prm, e)
+    return value
+
+
+cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
+                         Query* q, Workspace* ws, const Params* prm) noexcept nogil:
+    cdef bint expected = prm.ties == EXPECTED
+    cdef int64_t k = cutoff if cutoff > 0 else INT64_MAX
+    cdef int scale = 0, ideal_scale = 0
+    cdef double ideal, value
+    if kind == RR:
+        return exp_rr(q, ws, k, prm.level) if expected else det_rr(q, ws, k, prm.level)
+    if kind == AP:
+        return exp_ap(q, ws, k, prm.level) if expected else det_ap(q, ws, k, prm.level)
+    if kind == HITS:
+        if expected:
+            return exp_hits(q, ws, k, prm.level)
+        return 1.0 if det_tp(q, ws, k, prm.level) > 0 else 0.0
+    if kind == PRECISION:
+        return true_positives(q, ws, k, prm) / cutoff
+    if kind == RECALL:
+        return true_positives(q, ws, k, prm) / q.n_rel if q.n_rel > 0 else 0.0
+    if kind == RPREC:
+        return true_positives(q, ws, q.n_rel, prm) / q.n_rel if q.n_rel > 0 else 0.0
+    if kind == F1:
+        # In double: cutoff + R overflows int64 for cutoffs near 2**63.
+        return 2.0 * true_positives(q, ws, k, prm) / (<double> cutoff + <double> q.n_rel)
+    if kind == DCG or kind == RBP:
+        value = scaled_weighted(kind, q, ws, k, flag, param, prm, &scale)
+        return unscale(value, scale)
+    if kind == NDCG:
+        ideal = ideal_dcg(q, ws, k, flag, prm, &ideal_scale)
+        if not ideal > 0:
+            return 0.0
+        scale = ideal_scale
+        value = scaled_weighted(DCG, q, ws, k, flag, param, prm, &scale)
+        return scaled_ratio(value, scale, ideal, ideal_scale)
+    if kind == ERR:
+        return exp_err(q, ws, k, prm.max_grade) if expected else det_err(q, ws, k, prm.max_grade)
+    return 0.0
+
+
+# ---------------------------------------------------------------- driver
+
+cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
+                          const label_t[::1] y_true, const int64_t[::1] tie_key,
+                          bint shared_scores, const int32_t[::1] kinds,
+                          const int64_t[::1] cutoffs, const uint8_t[::1] flags,
+                          const double[::1] params, const Params* prm, const TopK* top,
+                          Py_ssize_t q_start, Py_ssize_t q_stop,
+                          double[:, ::1] out, int64_t[::1] n_relevant, int64_t* n_nan,
+                          const uint8_t* stop, bint shared_keys) noexcept nogil:
+    cdef Workspace ws
+    cdef Query q
+    cdef Py_ssize_t qi, j, n_metrics = kinds.shape[0]
+    cdef int64_t start, score_start
+    cdef const int64_t* keys
+    cdef int label_order, status = 0
+    cdef bint keyed = prm.ties == STABLE or prm.ties == TREC
+    cdef bint use_top
+    label_order = 1 if prm.ties == OPTIMISTIC else (-1 if prm.ties == PESSIMISTIC else 0)
+    memset(&ws, 0, sizeof(Workspace))
+    ws.stop = stop
+    for qi in range(q_start, q_stop):
+        if stopped(stop):
+            break
+        start = indptr[qi]
+        score_start = 0 if shared_scores else start
+        q.n = indptr[qi + 1] - start
+        q.t = 0
+        q.d = 0
+        q.n_rel = 0
+        q.ideal_ready = False
+        q.nan = False
+        if q.n > 0:
+            keys = &tie_key[0 if shared_keys else start] if prm.ties == TREC else NULL
+            use_top = top.k > 0 and q.n > top.k
+            if use_top:
+                status = 1
+                if q.n >= 2 * CHUNK * top.k:
+                    status = collect_top_blocks(&y_true[start], &y_score[score_start], keys, &q, prm,
+                                                top, &ws)
+                if status == 1:
+                    status = collect_top(&y_true[start], &y_score[score_start], keys, &q, prm, top, &ws)
+            else:
+                status = collect(&y_true[start], &y_score[score_start], keys, &q, prm, &ws)
+            if status != 0 or was_stopped(stop):
+                break
+            if q.t > 0:
+                sort_items(ws.items, q.t, label_order, stop)
+                q.d = build_groups(&ws, q.t)
+                if use_top and not q.nan and not keyed and q.d <= FEW_GROUPS:
+                    count_near(ws.near_scores, q.n_near, &q, &ws)
+                elif use_top:
+                    count_ranks(ws.near_scores, ws.near_keys, q.n_near, keyed, &q, &ws)
+                else:
+                    # Reads every score of the list: the NaN check comes for free.
+                    q.nan = count_ranks(&y_score[score_start], keys, q.n, keyed, &q, &ws)
+                if prm.ties != EXPECTED:
+                    place(&q, prm.ties, &ws)
+            elif not use_top:
+                q.nan = any_nan(&y_score[score_start], q.n)
+        if was_stopped(stop):  # the query's ranking may be incomplete
+            break
+        n_nan[0] += q.nan
+        n_relevant[qi] = q.n_rel
+        for j in range(n_metrics):
+            out[qi, j] = metric_value(kinds[j], cutoffs[j], flags[j], params[j], &q, &ws, prm)
+    release(&ws)
+    return status
+
+
+def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
+                   const label_t[::1] y_true, const int64_t[::1] tie_key,
+                   bint shared_scores, const int32_t[::1] kinds,
+                   const int64_t[::1] cutoffs, const uint8_t[::1] flags,
+                   const double[::1] params, int ties, double level, double max_grade,
+                   Py_ssize_t top_k, Py_ssize_t q_start, Py_ssize_t q_stop,
+                   double[:, ::1] out, int64_t[::1] n_relevant, const uint8_t[::1] stop=None,
+                   bint shared_keys=False):
+    """Fill rows q_start..q_stop of ``out`` (one column per metric) and ``n_relevant``.
+
+    ``top_k`` > 0 declares that every metric stops at a cutoff of at most ``top_k``
+    (the top-k fast path); 0 that some metric reads the whole ranking. Inputs are
+    trusted: the Python layer has validated shapes, offsets, labels and metric specs,
+    all but NaN scores, which the kernel meets anyway while it reads them: it ranks
+    them last (nan="last") and returns the number of queries holding one, for the
+    Python layer to raise on under nan="raise". Releases the GIL for the whole range.
+    Once ``stop`` (the call's stop flag, ``_stop.pxd``) is set, it returns early and leaves
+    the rows incomplete. With ``shared_keys`` every query reads its tie keys (``ties`` TREC)
+    from ``tie_key[0:n]`` (one ranking's ids for queries of equal length ``n``), else from
+    its own rows, as ``y_true``.
+    """
+    cdef Params prm
+    cdef TopK top
+    cdef int status
+    cdef int64_t n_nan = 0
+    cdef const uint8_t* flag = flag_of(stop)
+    prm.ties = ties
+    prm.level = level
+    prm.max_grade = max_grade
+    prm.grade_mant = frexp(max_grade, &prm.grade_exp)
+    top.k = top_k
+    top.heap = NULL
+    if top_k > 0:
+        top.heap = <double*>malloc(2 * top_k * sizeof(double))
+        if top.heap == NULL:
+            raise MemoryError("rankwise: could not allocate the top-k workspace")
+    with nogil:
+        status = evaluate_queries(indptr, y_score, y_true, tie_key, shared_scores, kinds,
+                                  cutoffs, flags, params, &prm, &top, q_start, q_stop, out,
+                                  n_relevant, &n_nan, flag, shared_keys)
+    free(top.heap)
+    if status != 0:
+        raise MemoryError("rankwise: could not allocate the per-query workspace")
+    return n_nan

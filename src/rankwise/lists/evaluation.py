@@ -1,0 +1,470 @@
+"""evaluate() and the per-metric functions."""
+from __future__ import annotations
+
+import inspect
+import sys
+
+import numpy as np
+
+from .._core._enums import Metric
+from .._core.names import make_spec, metric_names, parse_metric
+from .._core.parallel import effective_n_threads, run_over_queries
+from .._core.results import Results, mean_over_queries
+from .._core.validation import (
+    _EXACT_FLOAT_INT,
+    as_batch,
+    as_scores,
+    check_choice,
+    check_flag,
+    check_level,
+    check_max_grade,
+    check_ties,
+)
+from ._listwise import evaluate_range
+
+__all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "precision", "recall",
+           "r_precision", "hit_rate", "err", "rbp"]
+
+_EMPTY = ("zero", "skip", "error")
+# 2**label - 1 overflows float64 from label 1024 on.
+_MAX_EXPONENTIAL_LABEL = 1023
+
+
+def _check_gains(specs, batch) -> None:
+    """Refuse labels whose DCG (or mean DCG) could overflow float64, which would give inf or NaN."""
+    gains = {s.gain for s in specs if s.kind in (Metric.DCG, Metric.NDCG)}
+    if "exponential" in gains and batch.max_label > _MAX_EXPONENTIAL_LABEL:
+        raise ValueError(f"y_true has labels up to {batch.max_label:g}; gain='exponential' (2**label - 1) "
+                         f"overflows above {_MAX_EXPONENTIAL_LABEL}")
+    # A DCG (and its ideal) sums at most one gain (times a discount <= 1) per item, and a
+    # mean over queries sums the queries' DCGs: the gains of all items summing below the
+    # largest float64, with a margin for the rounding of n additions, keeps all finite.
+    size = batch.y_true.size
+    limit = sys.float_info.max / (1 + 4 * size * 2.0**-53)
+    for gain in sorted(gains):
+        top = 2.0 ** batch.max_label - 1 if gain == "exponential" else batch.max_label
+        if top * size <= limit:
+            continue  # the largest gain times the number of items: no pass over the labels
+        # Astronomical labels: sum the gains, each scaled by the largest so that nothing overflows.
+        labels = batch.y_true.astype(np.float64)
+        with np.errstate(under="ignore"):
+            scaled = np.exp2(labels - batch.max_label) if gain == "exponential" else labels / batch.max_label
+        if float(np.sum(scaled)) * top > limit:
+            raise ValueError(
+                f"y_true has labels up to {batch.max_label:g}: with gain={gain!r} their gains sum beyond "
+                "the largest float64 (1.8e308), so DCG sums (or their mean) could overflow to inf or NaN; "
+                "rescale the labels")
+
+
+def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_level, gain, max_grade,
+             empty, nan, n_threads):
+    """Validate, run the kernel once for all specs, apply the empty-query policy."""
+    ties_code = check_ties(ties)
+    level = check_level(relevance_level)
+    check_choice(gain, "gain", ("linear", "exponential"))
+    check_choice(empty, "empty", _EMPTY)
+    threads = effective_n_threads(n_threads)
+    batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code, nan=nan)
+    specs = [spec.resolved(gain) for spec in specs]
+    _check_gains(specs, batch)
+    if batch.y_true.dtype.kind in "iu" and batch.max_label > _EXACT_FLOAT_INT and level > _EXACT_FLOAT_INT:
+        raise ValueError(f"relevance_level={relevance_level!r} and labels of y_true are both above 2**53, "
+                         "where float64 cannot compare integers exactly; pass a relevance_level <= 2**53")
+    grade = check_max_grade(max_grade, batch.max_label)
+    unique = list(dict.fromkeys(specs))
+    kinds = np.array([s.kind for s in unique], dtype=np.int32)
+    cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
+    flags = np.array([s.gain == "exponential" or s.graded for s in unique], dtype=np.uint8)
+    params = np.array([s.p for s in unique], dtype=np.float64)
+    n_queries = batch.indptr.shape[0] - 1
+    # Every metric stops at a cutoff: the kernel tracks only items that can reach it. A
+    # cutoff no list is longer than cuts nothing (and must not size the kernel's heap).
+    top_k = int(cutoffs.max()) if all(s.k is not None for s in unique) else 0
+    if top_k and top_k >= (int((batch.indptr[1:] - batch.indptr[:-1]).max()) if n_queries else 0):
+        top_k = 0
+    values = np.empty((n_queries, len(unique)), dtype=np.float64)
+    n_relevant = np.empty(n_queries, dtype=np.int64)
+    nan_queries = []
+
+    def task(q_start, q_stop, stop):
+        nan_queries.append(evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key,
+                                          batch.shared_scores, kinds, cutoffs, flags, params, ties_code,
+                                          level, grade, top_k, q_start, q_stop, values, n_relevant,
+                                          shared_keys=batch.shared_keys, stop=stop))
+
+    run_over_queries(task, batch.indptr, threads)
+    # NaN scores are found by the kernel as it reads them (as_batch does not look), so
+    # the error comes now, before any result is used. Without queries it looked at none.
+    if nan == "raise" and (any(nan_queries) or n_queries == 0):
+        as_scores(y_score)  # raises, naming the first NaN
+        if any(nan_queries):
+            raise ValueError("y_score contains NaN; pass nan='last' to rank NaN scores below every number")
+    empty_rows = n_relevant == 0
+    if empty == "error" and empty_rows.any():
+        ids = batch.query_ids[empty_rows]
+        shown = ", ".join(map(repr, ids[:5].tolist())) + (", ..." if ids.size > 5 else "")
+        raise ValueError(f"{ids.size} quer{'y has' if ids.size == 1 else 'ies have'} no relevant item "
+                         f"(label >= {relevance_level}): {shown}; pass empty='zero' or 'skip' to allow it")
+    if empty == "skip":
+        values[empty_rows] = np.nan
+    columns = [unique.index(s) for s in specs]
+    return values, columns, specs, batch, n_relevant
+
+
+def evaluate(y_true, y_score, metrics, *, qid=None, indptr=None, doc_ids=None, ties="expected",
+             relevance_level=1, gain="linear", max_grade=None, empty="zero", nan="raise",
+             n_threads=None) -> Results:
+    """Compute several ranking metrics per query in one pass over the data.
+
+    Parameters
+    ----------
+    y_true : array-like of non-negative numbers
+        Relevance labels: bool, integers or floats (graded, fractional allowed).
+        Same shape as ``y_score``; or 2-D ``(n_topics, n_items)`` when ``y_score`` is
+        one 1-D ranking judged against many topics. For DCG and nDCG the gains of all
+        labels of the call must sum below float64's largest value (1.8e308).
+    y_score : array-like of float32, float64 (or exactly representable integers)
+        Scores; higher ranks first. 2-D: one query per row. 1-D: one query, or many
+        grouped by ``indptr`` or ``qid``. Lists of different lengths are passed flat,
+        with ``indptr`` or ``qid`` (nested lists of different lengths are an error).
+    metrics : str or iterable of str
+        Metric names, e.g. ``["MRR", "MAP", "nDCG@10", "P@10"]``; ir_measures and
+        trec_eval spellings are accepted (``ndcg_cut_10``, ``recip_rank``, ...).
+        Cutoffs are integers from 1 to 2**63 - 1; one beyond a list keeps the whole
+        list.
+    qid : array-like, optional
+        Query id of every row of 1-D input, any dtype, any order. Output is sorted by id.
+    indptr : array-like of int, optional
+        CSR offsets for 1-D input: query ``i`` is rows ``indptr[i]:indptr[i+1]``.
+    doc_ids : array-like, optional
+        Document id per score, needed by ``ties="trec"`` only (unique within a query).
+        With 2-D ``y_score``, one row's ids (shape ``(n_items,)``) serve every query.
+    ties : {"expected", "optimistic", "pessimistic", "stable", "trec"}
+        How tied scores are ordered. ``"expected"`` (default) is the exact expectation
+        of each metric over all orderings of tied items (McSherry & Najork 2008);
+        ``"optimistic"`` / ``"pessimistic"`` order tied items by label, highest /
+        lowest first; ``"stable"`` keeps input order; ``"trec"`` orders by
+        ``doc_ids`` descending (trec_eval). Every metric supports every policy.
+    relevance_level : float, default 1
+        Labels ``>= relevance_level`` count as relevant for binary metrics (RR, AP,
+        P, R, Rprec, Hits, F1, binary RBP). Gain metrics (DCG, nDCG, ERR) use the
+        label values themselves. Any finite number > 0 (not a bool or a string).
+    gain : {"linear", "exponential"}
+        DCG/nDCG gain: the label (trec_eval) or ``2**label - 1``. A metric name can
+        override it: ``nDCG(gain=exponential)@10``.
+    max_grade : float, optional
+        ERR's and graded RBP's top grade g_max: a finite number, at least the largest
+        label; default the largest label in the call.
+    empty : {"zero", "skip", "error"}
+        Queries without relevant item: value as defined (0 for binary metrics, as
+        trec_eval) and counted; NaN and left out of means; or an error.
+    nan : {"raise", "last"}
+        NaN scores are an error, or rank below every number (tied with each other).
+    n_threads : int, optional
+        Threads over queries; None or -1 for all CPUs, -2 for all but one, ... (at
+        least one). Any non-zero integer int64 holds; results do not depend on it.
+        All CPUs: those this process may use (affinity mask, cgroup CPU quota),
+        or ``RANKWISE_NUM_THREADS`` when set.
+
+    Returns
+    -------
+    Results
+        ``res.mean()``, ``res["nDCG@10"]`` (per query), ``res.query_ids``,
+        ``res.to_pandas()``.
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> y_true = [[0, 1, 0, 2], [1, 0, 0, 0]]
+    >>> y_score = [[0.9, 0.8, 0.7, 0.1], [0.3, 0.3, 0.1, 0.1]]   # a tie at the top of query 2
+    >>> res = rw.evaluate(y_true, y_score, ["MRR", "P@2"])
+    >>> res.mean()
+    {'MRR': 0.625, 'P@2': 0.5}
+    >>> res["MRR"]                     # query 2: rank 1 or 2, equally likely
+    array([0.5 , 0.75])
+    >>> rw.evaluate(y_true, y_score, ["MRR"], ties="optimistic").mean()
+    {'MRR': 0.75}
+    """
+    names = metric_names(metrics)
+    specs = [parse_metric(name) for name in names]
+    values, columns, specs, batch, n_relevant = _compute(
+        specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties,
+        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
+        n_threads=n_threads)
+    return Results(names, specs, columns, values, batch.query_ids, n_relevant, ties, gain)
+
+
+# The data and tie options every per-metric function shares with evaluate().
+_OPTIONS = ("qid", "indptr", "doc_ids", "ties", "relevance_level", "empty", "nan", "n_threads")
+_EVALUATE_PARAMS = inspect.signature(evaluate).parameters
+_OPTIONS_DOC = """per_query : bool, default False
+        Return one value per query (sorted by query id for ``qid`` input) instead of
+        the mean over queries (NaN when there is no query).
+    qid, indptr, doc_ids, ties, relevance_level, empty, nan, n_threads
+        As in :func:`evaluate`. Every tie policy is supported. A cutoff beyond a
+        list's length keeps the whole list."""
+
+
+def _metric_function(func):
+    """Give a per-metric function evaluate()'s options in its signature and docstring."""
+    signature = inspect.signature(func)
+    params = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
+    func.__signature__ = signature.replace(parameters=params + [_EVALUATE_PARAMS[name] for name in _OPTIONS])
+    func.__doc__ = func.__doc__.replace("%(options)s", _OPTIONS_DOC)
+    return func
+
+
+def _single(name: str, kind: Metric, k, y_true, y_score, per_query: bool, options: dict, *,
+            max_grade=None, **spec_params):
+    """One metric for a per-metric function: the mean, or the per-query values."""
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
+    per_query = check_flag(per_query, "per_query")
+    if not isinstance(spec_params.get("gain", ""), str):
+        raise TypeError(f"{name}: gain must be 'linear' or 'exponential', got {spec_params['gain']!r}")
+    spec = make_spec(kind, k, where=name, k_argument=True, **spec_params)
+    settings = {option: _EVALUATE_PARAMS[option].default for option in _OPTIONS}
+    settings.update(options, gain=spec.gain or "linear", max_grade=max_grade)
+    values, columns, *_ = _compute([spec], y_true, y_score, **settings)
+    column = values[:, columns[0]]
+    return column if per_query else mean_over_queries(column)
+
+
+@_metric_function
+def reciprocal_rank(y_true, y_score, k=None, *, per_query=False, **options):
+    """Mean reciprocal rank: 1 / rank of the first relevant item (0 if none, or beyond k).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff, from 1 to 2**63 - 1: a first relevant item below rank k scores 0.
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.reciprocal_rank([[0, 1, 0]], [[0.5, 0.5, 0.9]])   # ranks 2 or 3, equally likely
+    0.41666666666666663
+    >>> rw.reciprocal_rank([[0, 1, 0]], [[0.5, 0.5, 0.9]], ties="optimistic")
+    0.5
+    """
+    return _single("reciprocal_rank", Metric.RR, k, y_true, y_score, per_query, options)
+
+
+@_metric_function
+def average_precision(y_true, y_score, k=None, *, per_query=False, **options):
+    """Average precision (MAP when averaged): sum of precision@i over relevant ranks i <= k, / R.
+
+    Divides by R, the number of relevant items of the query, as trec_eval does (not by
+    the number retrieved within k).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff (``AP@k``, trec_eval's ``map_cut``), from 1 to 2**63 - 1.
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.average_precision([[1, 0, 1]], [[0.9, 0.8, 0.7]])
+    0.8333333333333333
+    """
+    return _single("average_precision", Metric.AP, k, y_true, y_score, per_query, options)
+
+
+@_metric_function
+def ndcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
+    """Normalised DCG: DCG@k divided by the DCG@k of the labels sorted descending.
+
+    Gains are the label values (``"linear"``, trec_eval) or ``2**label - 1``
+    (``"exponential"``); the discount is ``1/log2(rank + 1)``. The ideal ranking uses
+    every label given for the query. Under ``ties="expected"`` this equals
+    scikit-learn's tie-averaged ``ndcg_score``.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff, from 1 to 2**63 - 1.
+    gain : {"linear", "exponential"}
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> round(rw.ndcg([[3, 2, 0, 1]], [[0.9, 0.1, 0.5, 0.4]]), 6)
+    0.915893
+    """
+    return _single("ndcg", Metric.NDCG, k, y_true, y_score, per_query, options, gain=gain)
+
+
+@_metric_function
+def dcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
+    """Discounted cumulative gain: sum over ranks i <= k of gain(label_i) / log2(i + 1).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff, from 1 to 2**63 - 1.
+    gain : {"linear", "exponential"}
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.dcg([[1, 0, 1]], [[0.9, 0.8, 0.7]])
+    1.5
+    """
+    return _single("dcg", Metric.DCG, k, y_true, y_score, per_query, options, gain=gain)
+
+
+@_metric_function
+def precision(y_true, y_score, k, *, per_query=False, **options):
+    """Precision at k: relevant items in the top k, divided by k (even when the list is shorter).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int
+        Cutoff (required), from 1 to 2**63 - 1.
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.precision([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=2)
+    0.5
+    """
+    return _single("precision", Metric.PRECISION, k, y_true, y_score, per_query, options)
+
+
+@_metric_function
+def recall(y_true, y_score, k, *, per_query=False, **options):
+    """Recall at k: relevant items in the top k, divided by R.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int
+        Cutoff (required), from 1 to 2**63 - 1.
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.recall([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=2)
+    0.5
+    """
+    return _single("recall", Metric.RECALL, k, y_true, y_score, per_query, options)
+
+
+@_metric_function
+def r_precision(y_true, y_score, *, per_query=False, **options):
+    """R-precision: relevant items in the top R, divided by R (R = relevant items of the query).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.r_precision([[1, 0, 1]], [[0.9, 0.8, 0.7]])
+    0.5
+    """
+    return _single("r_precision", Metric.RPREC, None, y_true, y_score, per_query, options)
+
+
+@_metric_function
+def hit_rate(y_true, y_score, k, *, per_query=False, **options):
+    """Hits@k (Success@k): 1 if any relevant item is in the top k, else 0.
+
+    Under ``ties="expected"`` it is the probability of that event over tie orderings.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int
+        Cutoff (required), from 1 to 2**63 - 1.
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.hit_rate([[1, 0]], [[0.5, 0.5]], k=1)
+    0.5
+    """
+    return _single("hit_rate", Metric.HITS, k, y_true, y_score, per_query, options)
+
+
+@_metric_function
+def err(y_true, y_score, k=None, *, max_grade=None, per_query=False, **options):
+    """Expected reciprocal rank (Chapelle et al. 2009).
+
+    ``ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j)`` with
+    ``R_i = (2**label_i - 1) / 2**max_grade``. Under ``ties="expected"`` the value is
+    the exact expectation over tie orderings (O(c * y) per tie group of c items with
+    y positive labels).
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    k : int, optional
+        Cutoff, from 1 to 2**63 - 1.
+    max_grade : float, optional
+        g_max; default the largest label in the call.
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> rw.err([[2, 0, 1]], [[0.9, 0.8, 0.7]])   # 3/4 + (1/4)(1/4)/3
+    0.7708333333333334
+    """
+    return _single("err", Metric.ERR, k, y_true, y_score, per_query, options, max_grade=max_grade)
+
+
+@_metric_function
+def rbp(y_true, y_score, p=0.8, k=None, *, graded=False, max_grade=None, per_query=False, **options):
+    """Rank-biased precision (Moffat & Zobel 2008): ``(1 - p) sum_i rel_i p**(i-1)``.
+
+    ``rel_i`` is 1 for relevant items (label >= relevance_level), or
+    ``label / max_grade`` with ``graded=True``.
+
+    Parameters
+    ----------
+    y_true, y_score : array-like
+        Labels and scores, in any layout :func:`evaluate` accepts.
+    p : float, default 0.8
+        Persistence, a number in (0, 1) (0 and 1 excluded).
+    k : int, optional
+        Cutoff, from 1 to 2**63 - 1.
+    graded : bool, default False
+        True or False.
+    max_grade : float, optional
+        Divisor of graded labels; default the largest label in the call.
+    %(options)s
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> round(rw.rbp([[1, 0, 1]], [[0.9, 0.8, 0.7]], p=0.5), 6)
+    0.625
+    """
+    return _single("rbp", Metric.RBP, k, y_true, y_score, per_query, options, max_grade=max_grade,
+                   p=p, graded=graded)

@@ -1,0 +1,393 @@
+"""rank_metrics(): MR, MRR, Hits@k and the rest of the rank-metric family, with chance adjustment.
+
+A metric is a base statistic of the per-query ranks (``MR``, ``MRR``, ``GMR``,
+``Hits@k``, ...) optionally transformed against its value under chance, i.e. a rank
+drawn uniformly from 1..C per query: its expectation ``E[M]``, variance ``V[M]``, the
+adjusted index ``(M - E[M]) / (1 - E[M])`` (AMRI, AMRR, AHits@k, AGMRI), the ratio
+``MR / E[MR]`` (AMR) and the z-score ``(M - E[M]) / sqrt(V[M])``, sign-flipped for
+metrics where lower is better (Hoyt et al. 2022).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core.names import check_cutoff, metric_names, parse_cutoff
+from .._core.validation import as_array, check_choice, check_flag
+from .chance import expected_reciprocal, harmonic, harmonic2, mean_power
+from .positive import Ranks
+
+__all__ = ["rank_metrics", "parse_rank_metric"]
+
+_TIES = ("expected", "realistic", "optimistic", "pessimistic")
+# Base statistics: name -> (lower is better, mean of a per-query quantity).
+_BASES = {
+    "MR": (True, True),
+    "MRR": (False, True),
+    "Hits": (False, True),
+    "HMR": (True, False),
+    "GMR": (True, False),
+    "IGMR": (False, False),
+    "IAMR": (False, False),
+    "median_rank": (True, False),
+    "inverse_median_rank": (False, False),
+    "rank_std": (True, False),
+    "rank_var": (True, False),
+    "rank_mad": (True, False),
+}
+_CHANCE_BASES = ("MR", "MRR", "Hits", "GMR")
+_BASE_ALIASES = {
+    "mr": "MR", "mean_rank": "MR", "arithmetic_mean_rank": "MR",
+    "mrr": "MRR", "mean_reciprocal_rank": "MRR", "inverse_harmonic_mean_rank": "MRR", "ihmr": "MRR",
+    "hits": "Hits", "h": "Hits", "success": "Hits", "hit_rate": "Hits",
+    "hmr": "HMR", "harmonic_mean_rank": "HMR",
+    "gmr": "GMR", "geometric_mean_rank": "GMR",
+    "igmr": "IGMR", "inverse_geometric_mean_rank": "IGMR",
+    "iamr": "IAMR", "inverse_arithmetic_mean_rank": "IAMR",
+    "median_rank": "median_rank", "medr": "median_rank", "median": "median_rank",
+    "inverse_median_rank": "inverse_median_rank", "imr": "inverse_median_rank",
+    "rank_std": "rank_std", "std": "rank_std", "standard_deviation": "rank_std",
+    "rank_var": "rank_var", "var": "rank_var", "variance": "rank_var",
+    "rank_mad": "rank_mad", "mad": "rank_mad", "median_absolute_deviation": "rank_mad",
+}
+# Adjusted metrics: name -> (base, transform).
+_ADJUSTED = {
+    "amr": ("MR", "ratio"), "adjusted_mean_rank": ("MR", "ratio"),
+    "adjusted_arithmetic_mean_rank": ("MR", "ratio"),
+    "amri": ("MR", "index"), "adjusted_mean_rank_index": ("MR", "index"),
+    "adjusted_arithmetic_mean_rank_index": ("MR", "index"),
+    "amrr": ("MRR", "index"), "adjusted_mrr": ("MRR", "index"),
+    "adjusted_inverse_harmonic_mean_rank": ("MRR", "index"), "aihmr": ("MRR", "index"),
+    "ahits": ("Hits", "index"), "adjusted_hits": ("Hits", "index"), "ah": ("Hits", "index"),
+    "agmri": ("GMR", "index"), "adjusted_geometric_mean_rank_index": ("GMR", "index"),
+}
+_INDEX_NAMES = {"MR": "AMRI", "MRR": "AMRR", "Hits": "AHits", "GMR": "AGMRI"}
+_EXAMPLES = ["MR", "MRR", "Hits@10", "HMR", "GMR", "IGMR", "IAMR", "median_rank", "rank_std",
+             "rank_var", "rank_mad", "AMR", "AMRI", "AMRR", "AHits@10", "AGMRI", "zMR", "zMRR",
+             "zHits@10", "zGMR", "E[MRR]", "V[MRR]"]
+_CHANCE = re.compile(r"^(?P<op>[ev])\[(?P<inner>.+)\]$")
+# scipy.stats.median_abs_deviation(scale="normal"): 1 / Phi^-1(3/4).
+_MAD_NORMAL = 1.482602218505602
+
+
+@dataclass(frozen=True)
+class RankSpec:
+    """One rank metric: a base statistic, its cutoff, and how it meets chance.
+
+    ``transform`` is None (the statistic itself), ``"E"`` / ``"V"`` (its expectation /
+    variance under uniformly random ranks), ``"index"`` (adjusted index), ``"ratio"``
+    (AMR) or ``"z"``.
+    """
+
+    base: str
+    k: int | None = None
+    transform: str | None = None
+
+    @property
+    def name(self) -> str:
+        at = f"@{self.k}" if self.k is not None else ""
+        if self.transform in ("E", "V"):
+            return f"{self.transform}[{self.base}{at}]"
+        if self.transform == "index":
+            return _INDEX_NAMES[self.base] + at
+        if self.transform == "ratio":
+            return "AMR"
+        return ("z" if self.transform == "z" else "") + self.base + at
+
+    @property
+    def needs_candidates(self) -> bool:
+        return self.transform is not None
+
+
+def _unknown(text: str) -> ValueError:
+    close = difflib.get_close_matches(text, _EXAMPLES, n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else f"; valid names include {', '.join(_EXAMPLES)}"
+    return ValueError(f"unknown rank metric {text!r}{hint}")
+
+
+def _split_cutoff(text: str, key: str) -> tuple[str, int | None]:
+    name, sep, raw = key.replace("_at_", "@").partition("@")
+    if not sep:
+        return name, None
+    return name, parse_cutoff(raw, f"rank metric {text!r}")
+
+
+def _make(text: str, base: str, k, transform) -> RankSpec:
+    if base == "Hits":
+        if k is None:
+            raise ValueError(f"rank metric {text!r} needs a cutoff, e.g. 'Hits@10'")
+        k = check_cutoff(k, f"rank metric {text!r}")
+    elif k is not None:
+        raise ValueError(f"rank metric {text!r}: {base} takes no cutoff")
+    if transform in ("E", "V", "z") and base not in _CHANCE_BASES:
+        raise ValueError(f"rank metric {text!r}: expectations, variances and z-scores exist for "
+                         f"{', '.join(_CHANCE_BASES)} only")
+    return RankSpec(base, k, transform)
+
+
+def parse_rank_metric(text: str) -> RankSpec:
+    """Parse a rank-metric name (case-insensitive; PyKEEN's long names are accepted).
+
+    Examples
+    --------
+    >>> parse_rank_metric("hits_at_10").name
+    'Hits@10'
+    >>> parse_rank_metric("adjusted_arithmetic_mean_rank_index").name
+    'AMRI'
+    >>> parse_rank_metric("e[mrr]").name
+    'E[MRR]'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"metric names must be strings, got {type(text).__name__}")
+    key = text.strip().lower()
+    transform = None
+    match = _CHANCE.match(key)
+    if match:
+        transform, key = match["op"].upper(), match["inner"].strip()
+    name, k = _split_cutoff(text, key)
+    if transform is None and name in _ADJUSTED:
+        base, transform = _ADJUSTED[name]
+        return _make(text, base, k, transform)
+    if transform is None and name not in _BASE_ALIASES:
+        for prefix in ("z_", "z"):
+            if name.startswith(prefix) and name[len(prefix):] in _BASE_ALIASES:
+                name, transform = name[len(prefix):], "z"
+                break
+    if name not in _BASE_ALIASES:
+        raise _unknown(text)
+    return _make(text, _BASE_ALIASES[name], k, transform)
+
+
+def _weights(weights, n: int) -> np.ndarray | None:
+    """Per-query weights as float64, scaled by a power of two so that the largest is in
+    [0.5, 1): every metric is invariant to a common factor, the scaling is exact, and
+    neither their sum overflows nor tiny weights lose precision as subnormal numbers.
+
+    Floats wider than float64 (longdouble) are scaled in their own precision first, so a
+    weight beyond float64's range is not refused when its ratio to the others is not;
+    a weight below 2**-1074 times the largest becomes 0 (float64 cannot tell it from 0).
+    """
+    if weights is None:
+        return None
+    arr = as_array(weights, "weights", wide="float")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"weights must be numeric, got dtype {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"weights must have one value per query ({n}), got shape {arr.shape}")
+    if arr.dtype.kind != "f" or arr.dtype.itemsize < 8:
+        arr = arr.astype(np.float64)
+    bad = ~(np.isfinite(arr) & (arr >= 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"weights must be finite numbers >= 0 (not all 0); got {arr[i]} at position {i}")
+    if arr.max() == 0:
+        raise ValueError("weights must not all be 0 (finite numbers >= 0, not all 0)")
+    return np.ldexp(arr, -np.frexp(arr.max())[1]).astype(np.float64)
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray | None) -> float:
+    """The median; weighted, the point where half the weight lies on either side.
+
+    With equal weights it is np.median (the mean of the two middle values for an even
+    count); where the cumulative weight hits exactly one half, the same midpoint rule.
+    """
+    if weights is None:
+        return float(np.median(values))
+    keep = weights > 0
+    order = np.argsort(values[keep], kind="stable")
+    x, w = values[keep][order], weights[keep][order]
+    cumulative = np.cumsum(w)
+    half = cumulative[-1] / 2
+    i = int(np.searchsorted(cumulative, half, side="left"))
+    # Summing float weights can miss an exact half by an ulp; equal weights must still
+    # give np.median's midpoint.
+    if i + 1 < x.shape[0] and np.isclose(cumulative[i], half, rtol=1e-12, atol=0):
+        return float((x[i] + x[i + 1]) / 2)
+    return float(x[i])
+
+
+class _Evaluation:
+    """One rank_metrics call: per-query ranks under the policy, weights, chance statistics."""
+
+    def __init__(self, ranks: Ranks, ties: str, weights: np.ndarray | None):
+        self.ties = ties
+        self.weights = weights
+        self.o = ranks.optimistic.astype(np.float64)
+        self.p = ranks.pessimistic.astype(np.float64)
+        self.c = None if ranks.n_candidates is None else ranks.n_candidates.astype(np.float64)
+        self.rank = {"optimistic": self.o, "pessimistic": self.p}.get(ties, (self.o + self.p) / 2)
+        total = float(weights.sum()) if weights is not None else float(self.o.shape[0])
+        self.share = (weights if weights is not None else np.ones_like(self.o)) / total
+
+    def mean(self, per_query: np.ndarray) -> float:
+        return float(np.dot(self.share, per_query))
+
+    def variance_of_mean(self, per_query_variance: np.ndarray) -> float:
+        return float(np.dot(self.share ** 2, per_query_variance))
+
+    def per_query(self, base: str, k) -> np.ndarray:
+        """Each query's rank, reciprocal rank or hit (MR, MRR, Hits@k) under the policy."""
+        expected = self.ties == "expected"
+        if base == "MR":
+            return self.rank
+        if base == "MRR":
+            return expected_reciprocal(self.o, self.p) if expected else 1.0 / self.rank
+        if expected:
+            return np.clip((k - self.o + 1) / (self.p - self.o + 1), 0.0, 1.0)
+        return (self.rank <= k).astype(np.float64)
+
+    def value(self, base: str, k) -> float:
+        r = self.rank
+        if _BASES[base][1]:
+            return self.mean(self.per_query(base, k))
+        if base == "HMR":
+            return 1.0 / self.mean(1.0 / r)
+        if base in ("GMR", "IGMR"):
+            gmr = float(np.exp(self.mean(np.log(r))))
+            return gmr if base == "GMR" else 1.0 / gmr
+        if base == "IAMR":
+            return 1.0 / self.mean(r)
+        if base in ("median_rank", "inverse_median_rank"):
+            median = _weighted_median(r, self.weights)
+            return median if base == "median_rank" else 1.0 / median
+        variance = self.mean((r - self.mean(r)) ** 2)
+        if base == "rank_var":
+            return variance
+        if base == "rank_std":
+            return float(np.sqrt(variance))
+        center = _weighted_median(r, self.weights)
+        return _MAD_NORMAL * _weighted_median(np.abs(r - center), self.weights)
+
+    def chance(self, base: str, k) -> tuple[float, float]:
+        """Expectation and variance of the base statistic when every rank is uniform on 1..C."""
+        c = self.c
+        if base == "MR":
+            return self.mean((c + 1) / 2), self.variance_of_mean((c * c - 1) / 12)
+        if base == "MRR":
+            h = harmonic(c)
+            return self.mean(h / c), self.variance_of_mean((c * harmonic2(c) - h * h) / (c * c))
+        if base == "Hits":
+            hit = np.minimum(k / c, 1.0)
+            return self.mean(hit), self.variance_of_mean(hit * (1 - hit))
+        # GMR = prod_i r_i^(s_i) with s_i the query's share of the weight: independence
+        # makes both moments products of per-query power means.
+        log_first = float(np.sum(np.log(mean_power(c, self.share))))
+        log_second = float(np.sum(np.log(mean_power(c, 2 * self.share))))
+        first = float(np.exp(log_first))
+        return first, first * first * float(np.expm1(log_second - 2 * log_first))
+
+    def compute(self, spec: RankSpec) -> float:
+        if spec.transform is None:
+            return self.value(spec.base, spec.k)
+        expectation, variance = self.chance(spec.base, spec.k)
+        if spec.transform == "E":
+            return expectation
+        if spec.transform == "V":
+            return variance
+        metric = self.value(spec.base, spec.k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if spec.transform == "ratio":
+                return float(np.float64(metric) / expectation)
+            if spec.transform == "index":
+                return float(np.float64(metric - expectation) / (1 - expectation))
+            sign = -1.0 if _BASES[spec.base][0] else 1.0
+            return float(sign * np.float64(metric - expectation) / np.sqrt(variance))
+
+
+def _check_policy(spec: RankSpec, text: str, ties: str) -> None:
+    if ties != "expected" or spec.transform in ("E", "V") or _BASES[spec.base][1]:
+        return
+    raise ValueError(
+        f"rank metric {text!r} cannot be computed under ties='expected': {spec.base} is not a mean "
+        "of per-query values, so its exact expectation over tie orderings has no closed form. "
+        "Use ties='realistic' (PyKEEN/OGB/TGB: the metric of the mean rank), 'optimistic' or "
+        "'pessimistic'" + ("; or take 1 / MRR" if spec.base == "HMR" else ""))
+
+
+def rank_metrics(ranks, metrics, *, ties="expected", weights=None, per_query=False) -> dict:
+    """Rank-based metrics of link prediction and knowledge-graph completion.
+
+    Parameters
+    ----------
+    ranks : Ranks or array-like of int
+        From :func:`rank_positive`, :class:`RankBuilder`, or plain integer ranks from
+        1 to 2**52 (wrapped by :meth:`Ranks.from_ranks`, no ties and no candidate
+        counts).
+    metrics : str or iterable of str
+        Names, case-insensitive; PyKEEN's long names are accepted too:
+
+        * ``MR``, ``MRR``, ``Hits@k`` (``Success@k``, ``hits_at_k``): means of the rank,
+          of 1/rank and of [rank <= k], k an integer from 1 to 2**63 - 1.
+        * ``HMR`` (1/MRR), ``GMR`` (geometric mean), ``IGMR`` (1/GMR), ``IAMR`` (1/MR),
+          ``median_rank``, ``inverse_median_rank``, ``rank_std`` and ``rank_var``
+          (population), ``rank_mad`` (median absolute deviation, scaled by 1.4826 as
+          ``scipy.stats.median_abs_deviation(scale="normal")``).
+        * Against a uniformly random rank in 1..C (need ``n_candidates``):
+          ``E[M]`` and ``V[M]`` for M in MR, MRR, Hits@k, GMR; ``AMR`` = MR / E[MR];
+          the adjusted indices ``AMRI``, ``AMRR``, ``AHits@k``, ``AGMRI`` =
+          (M - E[M]) / (1 - E[M]); the z-scores ``zMR``, ``zMRR``, ``zHits@k``,
+          ``zGMR`` = (M - E[M]) / sqrt(V[M]), signed so that higher is better. They
+          are NaN where they divide by zero: an adjusted index when E[M] = 1, a
+          z-score when V[M] = 0 (e.g. every query has a single candidate).
+    ties : {"expected", "realistic", "optimistic", "pessimistic"}
+        ``"expected"`` (default): each query's value is its exact expectation over
+        the orderings of its tie (McSherry & Najork), e.g. E[1/rank] =
+        (H(p) - H(o-1)) / (p - o + 1). Defined for the metrics that are means of
+        per-query values (MR, MRR, Hits@k) and their adjusted and z forms; the others
+        raise. ``"realistic"``: the metric of the mean rank (o + p) / 2, the numbers
+        PyKEEN, OGB and TGB report. ``"optimistic"`` / ``"pessimistic"``: the best /
+        worst rank of the tie. MR is the same under "expected" and "realistic".
+    weights : array-like of float, optional
+        Per-query weights (e.g. 1 / frequency of the query's relation for macro
+        averaging), as PyKEEN applies them: weighted means, V = sum w^2 V_i / (sum w)^2,
+        and the weighted median for median-based metrics. Finite, >= 0, not all 0;
+        only their ratios matter (they are scaled by a power of two, exactly).
+    per_query : bool, default False
+        Return each query's value (a float64 array) instead of the aggregate: its rank,
+        reciprocal rank or hit under the policy, for the metrics that are means of
+        per-query values (MR, MRR, Hits@k), e.g. for a paired significance test.
+
+    Returns
+    -------
+    dict
+        Metric name, as given, to value (or per-query array), in the order asked.
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> ranks = rw.rank_positive([1.0, 3.0], [[0.5, 0.9, 2.0], [3.0, 3.0, 4.0]])
+    >>> rw.rank_metrics(ranks, ["MR", "MRR", "Hits@2"])          # E[1/rank]: (1/2 + 1/3 + 1/4) / 3
+    {'MR': 2.5, 'MRR': 0.4305555555555556, 'Hits@2': 0.6666666666666666}
+    >>> rw.rank_metrics(ranks, ["MRR", "Hits@2"], ties="realistic")   # 1 / mean rank, as OGB/TGB
+    {'MRR': 0.41666666666666663, 'Hits@2': 0.5}
+    >>> rw.rank_metrics(ranks, ["MRR"], per_query=True)
+    {'MRR': array([0.5       , 0.36111111])}
+    >>> known = rw.Ranks.from_ranks([1, 2, 3, 5], n_candidates=[5, 5, 10, 10])
+    >>> {name: round(value, 6) for name, value in rw.rank_metrics(known, ["AMRI", "zMRR"]).items()}
+    {'AMRI': 0.461538, 'zMRR': 0.964561}
+    """
+    if not isinstance(ranks, Ranks):
+        ranks = Ranks.from_ranks(ranks)
+    names = metric_names(metrics, "rank metric")
+    specs = [parse_rank_metric(name) for name in names]
+    check_choice(ties, "ties", _TIES)
+    per_query = check_flag(per_query, "per_query")
+    if len(ranks) == 0:
+        raise ValueError("ranks holds no query")
+    for name, spec in zip(names, specs, strict=True):
+        _check_policy(spec, name, ties)
+        if spec.needs_candidates and ranks.n_candidates is None:
+            raise ValueError(f"rank metric {name!r} compares with chance and needs the number of "
+                             "candidates per query; rank_positive records it, or pass n_candidates= "
+                             "to Ranks / Ranks.from_ranks")
+        if per_query and (spec.transform is not None or not _BASES[spec.base][1]):
+            raise ValueError(f"rank metric {name!r} is not a mean of per-query values; per_query=True "
+                             "gives MR, MRR and Hits@k")
+    evaluation = _Evaluation(ranks, ties, _weights(weights, len(ranks)))
+    pairs = zip(names, specs, strict=True)
+    if per_query:
+        return {name: evaluation.per_query(spec.base, spec.k) for name, spec in pairs}
+    return {name: evaluation.compute(spec) for name, spec in pairs}

@@ -1,0 +1,1071 @@
+"""trec_eval's measures over runs grouped by query and joined with their qrels.
+
+Each query's judgements go into a small hash table, and every retrieved document looks
+itself up there: its relevance value is the qrels label, NONPOOL (-1) for a document
+absent from the qrels, or UNJUDGED (-2) for one with a negative label (pooled but not
+judged, as infAP uses). Under a deterministic order (score descending, then a tie key:
+document id descending for trec_eval's own policy) only the judged documents need a
+place, so the rest of the list is never sorted: the judged ones are sorted, and one
+pass of binary searches counts the documents ahead of each. The expectation over ties
+ranks the whole list instead, since tie groups decide it. Prefix sums over the ranked
+judged documents (relevant so far, average-precision terms, DCG) are built once per
+query, so every cutoff of every measure is a lookup.
+"""
+from libc.math cimport INFINITY, fabs, floor, log2, lround, trunc
+from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
+
+from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled, scaled_ratio
+from ._ids cimport decimal_compare, id_slot, table_bits
+from rankwise._core._sort cimport Item, sort_items
+from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
+
+
+cpdef enum TrecMeasure:
+    NUM_RET = 0
+    NUM_REL = 1
+    NUM_REL_RET = 2
+    MAP = 3
+    GM_MAP = 4
+    RPREC = 5
+    BPREF = 6
+    RECIP_RANK = 7
+    IPREC = 8
+    P = 9
+    RECALL = 10
+    INFAP = 11
+    GM_BPREF = 12
+    RPREC_MULT = 13
+    UTILITY = 14
+    NDCG = 15
+    NDCG_CUT = 16
+    MAP_CUT = 17
+    RELATIVE_P = 18
+    SUCCESS = 19
+    SET_P = 20
+    SET_RELATIVE_P = 21
+    SET_RECALL = 22
+    SET_MAP = 23
+    SET_F = 24
+    NUM_NONREL_JUDGED_RET = 25
+
+
+cdef double NONPOOL = -1.0
+cdef double UNJUDGED = -2.0
+# trec_eval's infAP smoothing constant.
+cdef double INFAP_EPSILON = 0.00001
+# Hash slots per judgement: at most an eighth full, so most lookups of absent documents
+# (most of a run) stop at the first slot.
+cdef int SLOTS_PER_JUDGEMENT = 8
+
+
+cpdef enum TieKey:
+    TIE_POSITION = 0   # the row's position: input order first
+    TIE_MAPPED = 1     # tie_map[doc]: ascending first (trec_eval: docno rank, descending)
+    TIE_DECIMAL = 2    # docs are integer ids: their decimal text descending, as trec_eval orders
+
+
+cdef struct Judgements:
+    # One query's judgements in an open-addressing hash table keyed by document.
+    int32_t* slots             # 1 + index of the judgement, 0 = empty
+    uint64_t mask
+    int bits
+    const int64_t* keys
+    const double* rels
+
+
+cdef struct Judged:
+    double score
+    double rel
+    int64_t key
+
+
+cdef struct Order:
+    # How a call breaks ties: the key kind and, optionally, labels first.
+    int tie
+    int label_order            # +1 higher labels first, -1 lower first, 0 labels ignored
+    const int64_t* docs
+    const int64_t* tie_map
+    const uint8_t* stop        # the call's stop flag (_stop.pxd)
+
+
+cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rels, Py_ssize_t n,
+                           const uint8_t* stop) noexcept nogil:
+    cdef Py_ssize_t j
+    cdef uint64_t h
+    t.bits = table_bits(n, SLOTS_PER_JUDGEMENT)
+    t.mask = (<uint64_t>1 << t.bits) - 1
+    t.keys = keys
+    t.rels = rels
+    memset(t.slots, 0, (t.mask + 1) * sizeof(int32_t))
+    for j in range(n):
+        if (j & POLL_MASK) == 0 and stopped(stop):
+            return
+        h = id_slot(keys[j], t.bits)
+        while t.slots[h] != 0:
+            h = (h + 1) & t.mask
+        t.slots[h] = <int32_t>(j + 1)  # n < 2**31 - 1 judgements per query: trec.py checks
+
+
+cdef inline double judgement(const Judgements* t, int64_t key) noexcept nogil:
+    # The document's relevance: its label, UNJUDGED for a negative one, NONPOOL if absent.
+    cdef uint64_t h = id_slot(key, t.bits)
+    cdef int32_t j
+    while t.slots[h] != 0:
+        j = t.slots[h] - 1
+        if t.keys[j] == key:
+            return t.rels[j] if t.rels[j] >= 0 else UNJUDGED
+        h = (h + 1) & t.mask
+    return NONPOOL
+
+
+cdef inline double row_judgement(const Judgements* t, const int64_t* docs, const int64_t* doc_map,
+                                 Py_ssize_t i) noexcept nogil:
+    # doc_map (string ids) turns a run document code into its qrels code, -1: never judged.
+    cdef int64_t key = docs[i]
+    if doc_map != NULL:
+        key = doc_map[key]
+        if key < 0:
+            return NONPOOL
+    return judgement(t, key)
+
+
+cdef inline int64_t tie_key(const Order* o, Py_ssize_t i) noexcept nogil:
+    if o.tie == TIE_POSITION:
+        return i
+    if o.tie == TIE_MAPPED:
+        return o.tie_map[o.docs[i]]
+    return o.docs[i]
+
+
+cdef bint tie_first(const Order* o, double label_a, int64_t key_a, double label_b,
+                    int64_t key_b) noexcept nogil:
+    # Between equal scores: labels (unjudged count as 0) when asked, then the key. Keys
+    # are unique within a query, so equal keys mean a row compared with itself.
+    if key_a == key_b:
+        return False
+    label_a = label_a if label_a > 0 else 0.0
+    label_b = label_b if label_b > 0 else 0.0
+    if o.label_order != 0 and label_a != label_b:
+        return (label_a > label_b) == (o.label_order > 0)
+    if o.tie == TIE_DECIMAL:
+        return decimal_compare(key_a, key_b) > 0
+    return key_a < key_b
+
+
+cdef inline bint precedes(const Order* o, const Judged* e, double score, int64_t key,
+                          double label) noexcept nogil:
+    # Scores differ for almost every pair, so the tie rule costs nothing in the common case.
+    if e.score != score:
+        return e.score > score
+    return tie_first(o, e.rel, e.key, label, key)
+
+
+cdef void merge_sort(const Order* o, Judged* a, Judged* tmp, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, j, k, mid
+    cdef Judged v
+    if n >= POLL and stopped(o.stop):
+        return
+    if n <= 16:
+        for i in range(1, n):
+            v = a[i]
+            j = i
+            while j > 0 and precedes(o, &v, a[j - 1].score, a[j - 1].key, a[j - 1].rel):
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = v
+        return
+    mid = n >> 1
+    merge_sort(o, a, tmp, mid)
+    merge_sort(o, a + mid, tmp, n - mid)
+    memcpy(tmp, a, mid * sizeof(Judged))
+    i = 0
+    j = mid
+    k = 0
+    while i < mid and j < n:
+        if precedes(o, &a[j], tmp[i].score, tmp[i].key, tmp[i].rel):
+            a[k] = a[j]
+            j += 1
+        else:
+            a[k] = tmp[i]
+            i += 1
+        k += 1
+    while i < mid:
+        a[k] = tmp[i]
+        i += 1
+        k += 1
+
+
+cdef struct ScoreIndex:
+    # One query's judged documents in rank order, and buckets over the range of their
+    # scores: above[b] of them fall in buckets higher than b, which is where bucket b's
+    # judged documents start.
+    Judged* judged
+    double* scores             # their scores, then -inf
+    int32_t* above
+    Py_ssize_t m
+    double low
+    double scale
+    double top
+
+
+cdef inline Py_ssize_t bucket(const ScoreIndex* x, double score) noexcept nogil:
+    # Non-decreasing in the score (IEEE subtraction and scaling are monotone), which is
+    # all the search needs: a judged document in a higher bucket scores strictly higher.
+    # Scores outside the range (and infinities) land in the end buckets.
+    cdef double v = (score - x.low) * x.scale
+    v = v if v >= 0 else 0.0
+    v = v if v <= x.top else x.top
+    return <Py_ssize_t>v  # 0 <= v <= top (NaN fails v >= 0): in range
+
+
+cdef void index_build(ScoreIndex* x, const Order* o, const Judged* found, Py_ssize_t m,
+                      int32_t* home) noexcept nogil:
+    # Rank the judged documents: a counting sort by bucket, higher buckets first, then a
+    # sort within each bucket holding more than one.
+    # At most 2**30 + 1 buckets, so that their numbers fit the int32 ``home`` (m < 2**31 - 1:
+    # a query's judgements are fewer, trec.py checks, and ``above`` counts at most m).
+    cdef Py_ssize_t j, b, first, end, n_buckets = min(8 * m, <Py_ssize_t>1 << 30) + 1
+    cdef double low = INFINITY, high = -INFINITY, span
+    for j in range(m):
+        low = min(low, found[j].score)
+        high = max(high, found[j].score)
+    span = high - low
+    # About eight buckets per judged score, so a row rarely shares its bucket with one.
+    # A degenerate or infinite span puts everything in bucket 0.
+    x.low = low if m > 0 else 0.0
+    x.scale = n_buckets / span if span > 0 and span < INFINITY else 0.0
+    x.top = <double>(n_buckets - 1)
+    x.m = m
+    memset(x.above, 0, (n_buckets + 1) * sizeof(int32_t))
+    for j in range(m):
+        home[j] = <int32_t>bucket(x, found[j].score)
+        x.above[home[j]] += 1
+    # Counts become the end of each bucket's range (judged in its bucket or higher) ...
+    for b in range(n_buckets - 1, -1, -1):
+        x.above[b] += x.above[b + 1]
+    # ... and filling each range from its end leaves its start there.
+    for j in range(m):
+        x.above[home[j]] -= 1
+        x.judged[x.above[home[j]]] = found[j]
+    end = m
+    for b in range(n_buckets):
+        first = x.above[b]
+        if end - first > 1:
+            merge_sort(o, x.judged + first, x.judged + m, end - first)
+        end = first
+    for j in range(m):
+        x.scores[j] = x.judged[j].score
+    x.scores[m] = -INFINITY
+
+
+cdef Py_ssize_t preceding_slow(const ScoreIndex* x, const Order* o, Py_ssize_t j, double score,
+                               Py_ssize_t i, double label, Py_ssize_t* walked) noexcept nogil:
+    # The rare rows that share their bucket with more than one higher judged score, or
+    # tie with a judged one: walk on, and let the tie rule decide among equal scores.
+    cdef Py_ssize_t first = j
+    while x.scores[j] > score:
+        j += 1
+    while j < x.m and x.scores[j] == score and tie_first(o, x.judged[j].rel, x.judged[j].key, label,
+                                                         tie_key(o, i)):
+        j += 1
+    # Rows tied with very many judged documents walk past each (rows times judged): the
+    # stop flag, and the time, are checked by the steps walked.
+    walked[0] += j - first
+    if walked[0] >= POLL:
+        walked[0] = 0
+        stopped_timed(o.stop)
+    return j
+
+
+def judge(const int64_t[::1] docs, const int64_t[::1] doc_map, const int64_t[::1] run_start,
+          const int64_t[::1] run_stop, const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
+          const int64_t[::1] qrels_keys, const double[::1] qrels_rel, Py_ssize_t q_start, Py_ssize_t q_stop,
+          double[::1] rels, const uint8_t[::1] stop=None):
+    """Relevance of each retrieved document of queries ``q_start:q_stop`` from the qrels.
+
+    Query ``q`` is run rows ``run_start[q]:run_stop[q]``, judged by qrels query
+    ``qrels_query[q]``, whose judgements are ``qrels_indptr[...]`` rows of
+    ``qrels_keys`` / ``qrels_rel``. A row's key is ``docs[i]``, or ``doc_map[docs[i]]``
+    when ``doc_map`` is given (-1: absent from the qrels). Writes NONPOOL for documents
+    absent from the query's judgements and UNJUDGED for negative labels. Returns early
+    once ``stop`` (the call's stop flag, ``_stop.pxd``) is set.
+    """
+    cdef Py_ssize_t q, i, qq, block
+    cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef Judgements table
+    cdef size_t slots = judgement_slots(qrels_query, qrels_indptr, q_start, q_stop)
+    table.slots = <int32_t*>malloc(slots * sizeof(int32_t))
+    if table.slots == NULL:
+        raise MemoryError()
+    with nogil:
+        for q in range(q_start, q_stop):
+            if stopped(flag):
+                break
+            qq = qrels_query[q]
+            judgements_build(&table, &qrels_keys[0] + qrels_indptr[qq], &qrels_rel[0] + qrels_indptr[qq],
+                             qrels_indptr[qq + 1] - qrels_indptr[qq], flag)
+            block = run_start[q]
+            while block < run_stop[q]:
+                if stopped(flag):
+                    break
+                for i in range(block, min(block + POLL, run_stop[q])):
+                    rels[i] = row_judgement(&table, &docs[0], mapping, i)
+                block += POLL
+    free(table.slots)
+
+
+cdef size_t judgement_slots(const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
+                            Py_ssize_t q_start, Py_ssize_t q_stop) noexcept:
+    # Hash slots for the query among q_start:q_stop with the most judgements.
+    cdef Py_ssize_t q, qq, most = 0
+    for q in range(q_start, q_stop):
+        qq = qrels_query[q]
+        most = max(most, qrels_indptr[qq + 1] - qrels_indptr[qq])
+    return <size_t>1 << table_bits(most, SLOTS_PER_JUDGEMENT)
+
+
+cdef struct Workspace:
+    # rank_judged's buffers, sized for the longest list of a call.
+    int32_t* slots             # the judgements' hash table
+    int64_t* candidates        # rows whose first hash slot is taken
+    Judged* found              # judged documents in row order
+    int32_t* home              # their buckets, then per row: judged in higher buckets
+    double* labels             # every row's relevance value (label-first policies)
+    int64_t* hist              # 4 x (m + 1) counters
+    ScoreIndex index
+    Py_ssize_t walked          # steps of preceding_slow since it last checked the stop flag
+
+
+cdef int workspace_init(Workspace* w, Py_ssize_t longest, size_t slots) noexcept nogil:
+    w.walked = 0
+    w.slots = <int32_t*>malloc(slots * sizeof(int32_t))
+    w.candidates = <int64_t*>malloc((longest + 1) * sizeof(int64_t))
+    w.found = <Judged*>malloc((longest + 1) * sizeof(Judged))
+    w.home = <int32_t*>malloc((longest + 1) * sizeof(int32_t))
+    w.labels = <double*>malloc((longest + 1) * sizeof(double))
+    w.hist = <int64_t*>malloc(4 * (longest + 1) * sizeof(int64_t))
+    w.index.judged = <Judged*>malloc(2 * (longest + 1) * sizeof(Judged))
+    w.index.scores = <double*>malloc((longest + 1) * sizeof(double))
+    w.index.above = <int32_t*>malloc((8 * longest + 2) * sizeof(int32_t))
+    if (w.slots == NULL or w.candidates == NULL or w.found == NULL or w.home == NULL or w.labels == NULL
+            or w.hist == NULL or w.index.judged == NULL or w.index.scores == NULL or w.index.above == NULL):
+        return -1
+    return 0
+
+
+cdef void workspace_free(Workspace* w) noexcept nogil:
+    free(w.slots)
+    free(w.candidates)
+    free(w.found)
+    free(w.home)
+    free(w.labels)
+    free(w.hist)
+    free(w.index.judged)
+    free(w.index.scores)
+    free(w.index.above)
+
+
+cdef Py_ssize_t collect_judged(Workspace* w, const Judgements* t, const Order* o, const double* scores,
+                               const int64_t* doc_map, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    # Most rows are not judged and find their first hash slot empty: that test is
+    # recorded without a branch, and only the rows that meet a taken slot are looked up.
+    cdef Py_ssize_t i, c, n_candidates = 0, m = 0, block
+    cdef double rel
+    block = start
+    while block < stop:
+        if stopped(o.stop):
+            return 0
+        if doc_map == NULL:
+            for i in range(block, min(block + POLL, stop)):
+                w.candidates[n_candidates] = i
+                n_candidates += t.slots[id_slot(o.docs[i], t.bits)] != 0
+        else:
+            for i in range(block, min(block + POLL, stop)):
+                w.candidates[n_candidates] = i
+                n_candidates += doc_map[o.docs[i]] >= 0
+        block += POLL
+    if o.label_order != 0:
+        for i in range(stop - start):
+            w.labels[i] = NONPOOL
+    for c in range(n_candidates):
+        if (c & POLL_MASK) == 0 and stopped(o.stop):
+            return 0
+        i = w.candidates[c]
+        rel = row_judgement(t, o.docs, doc_map, i)
+        if rel != NONPOOL:
+            w.labels[i - start] = rel
+            w.found[m].score = scores[i]
+            w.found[m].rel = rel
+            w.found[m].key = tie_key(o, i)
+            m += 1
+    return m
+
+
+cdef inline bint rank_row(Workspace* w, const Order* o, const ScoreIndex* x, const double* row_scores,
+                          const int32_t* higher, Py_ssize_t start, Py_ssize_t r, Py_ssize_t m) noexcept nogil:
+    """rank_rows' work for row r; False if the stop flag ended it."""
+    # Judged documents of lower buckets score strictly lower, and scores[m] is -inf,
+    # so no bounds are needed. A row usually meets at most one judged score in its
+    # bucket, counted without a branch.
+    cdef double score = row_scores[r]
+    cdef Py_ssize_t j = higher[r]
+    j += x.scores[j] > score
+    if x.scores[j] >= score:
+        j = preceding_slow(x, o, j, score, start + r, w.labels[r] if o.label_order != 0 else 0.0, &w.walked)
+        if was_stopped(o.stop):
+            return False
+    w.hist[(r & 3) * (m + 1) + j] += 1
+    return True
+
+
+cdef void rank_rows(Workspace* w, const Order* o, const double* scores, Py_ssize_t start, Py_ssize_t stop,
+                    Py_ssize_t m) noexcept nogil:
+    # hist[(r & 3) * (m + 1) + j]: rows r preceded by exactly j judged documents, in four
+    # interleaved histograms, so that consecutive rows rarely wait on each other's
+    # increment of one counter.
+    cdef Py_ssize_t r, n = stop - start, block
+    cdef const double* row_scores = scores + start
+    cdef int32_t* higher = w.home
+    cdef const ScoreIndex* x = &w.index
+    memset(w.hist, 0, 4 * (m + 1) * sizeof(int64_t))
+    # The judged of higher buckets first, in a loop of independent rows: that takes the
+    # float arithmetic and a load off each row's chain of dependent loads below.
+    for r in range(n):
+        higher[r] = x.above[bucket(x, row_scores[r])]
+    if n <= LONG_LOOP:
+        for r in range(n):
+            if not rank_row(w, o, x, row_scores, higher, start, r, m):
+                return
+    else:
+        block = 0
+        while block < n:
+            if stopped(o.stop):
+                return
+            for r in range(block, min(block + POLL, n)):
+                if not rank_row(w, o, x, row_scores, higher, start, r, m):
+                    return
+            block += POLL
+
+
+def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t[::1] doc_map,
+                int tie, const int64_t[::1] tie_map, int label_order,
+                const int64_t[::1] run_start, const int64_t[::1] run_stop,
+                const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
+                const int64_t[::1] qrels_keys, const double[::1] qrels_rel,
+                const int64_t[::1] entry_start, Py_ssize_t q_start, Py_ssize_t q_stop,
+                int64_t[::1] entry_rank, double[::1] entry_rel, int64_t[::1] n_entries,
+                const uint8_t[::1] stop=None):
+    """The rank of every judged retrieved document, without sorting the rest.
+
+    Rows and judgements are laid out as for :func:`judge`. Ranks follow score
+    descending, then ``tie``: the row's position, ``tie_map[docs[i]]`` ascending, or
+    ``docs[i]``'s decimal text descending, with labels first (``label_order``)
+    if asked. Each query's judged documents are collected and ranked; then every row
+    finds how many of them precede it (through buckets over their scores, O(1) on
+    average), and the rank of the j-th is the count of rows preceded by at most j of
+    them. Query ``q`` writes ``n_entries[q]`` (rank, relevance) pairs in rank order
+    from ``entry_start[q]``. Returns early once ``stop`` (``_stop.pxd``) is set.
+    """
+    cdef Py_ssize_t q, i, j, m, longest = 0, qq
+    cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
+    cdef int64_t total
+    cdef Order order
+    cdef Judgements table
+    cdef Workspace w
+    order.tie = tie
+    order.label_order = label_order
+    order.docs = &docs[0] if docs.shape[0] > 0 else NULL
+    order.tie_map = &tie_map[0] if tie_map.shape[0] > 0 else NULL
+    order.stop = flag_of(stop)
+    for q in range(q_start, q_stop):
+        longest = max(longest, run_stop[q] - run_start[q])
+    if workspace_init(&w, longest, judgement_slots(qrels_query, qrels_indptr, q_start, q_stop)):
+        workspace_free(&w)
+        raise MemoryError()
+    table.slots = w.slots
+    with nogil:
+        for q in range(q_start, q_stop):
+            if stopped(order.stop):
+                break
+            qq = qrels_query[q]
+            judgements_build(&table, &qrels_keys[0] + qrels_indptr[qq], &qrels_rel[0] + qrels_indptr[qq],
+                             qrels_indptr[qq + 1] - qrels_indptr[qq], order.stop)
+            m = collect_judged(&w, &table, &order, &scores[0], mapping, run_start[q], run_stop[q])
+            index_build(&w.index, &order, w.found, m, w.home)
+            rank_rows(&w, &order, &scores[0], run_start[q], run_stop[q], m)
+            total = 0
+            for j in range(m):
+                total += w.hist[j] + w.hist[m + 1 + j] + w.hist[2 * (m + 1) + j] + w.hist[3 * (m + 1) + j]
+                entry_rank[entry_start[q] + j] = total
+                entry_rel[entry_start[q] + j] = w.index.judged[j].rel
+            n_entries[q] = m
+    workspace_free(&w)
+
+
+def rank_relevance(const double[::1] scores, const double[::1] rels,
+                   const int64_t[::1] indptr, Py_ssize_t q_start, Py_ssize_t q_stop,
+                   double[::1] ranked, double[::1] ranked_scores, const uint8_t[::1] stop=None):
+    """Write each query's relevance values (and scores) in rank order: score descending, row ascending.
+
+    The row breaks ties, so the order is total and the unstable sort is deterministic.
+    Returns early once ``stop`` (``_stop.pxd``) is set.
+    """
+    cdef Py_ssize_t q, i, begin, n, longest = 0
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef Item* items
+    for q in range(q_start, q_stop):
+        longest = max(longest, indptr[q + 1] - indptr[q])
+    items = <Item*>malloc(max(longest, 1) * sizeof(Item))
+    if items == NULL:
+        raise MemoryError()
+    with nogil:
+        for q in range(q_start, q_stop):
+            if stopped(flag):
+                break
+            begin = indptr[q]
+            n = indptr[q + 1] - begin
+            for i in range(n):
+                items[i].score = scores[begin + i]
+                items[i].label = rels[begin + i]
+                items[i].key = begin + i
+            sort_items(items, n, 0, flag)
+            if was_stopped(flag):
+                break
+            for i in range(n):
+                ranked[begin + i] = items[i].label
+                ranked_scores[begin + i] = items[i].score
+    free(items)
+
+
+def judgement_counts(const int64_t[::1] indptr, const double[::1] values, double level, Py_ssize_t g_start,
+                     Py_ssize_t g_stop, double[::1] num_rel, double[::1] num_nonrel, const uint8_t[::1] stop=None):
+    """Per qrels query (rows ``indptr[g]:indptr[g+1]``): labels >= level, and 0 <= label < level."""
+    cdef Py_ssize_t g, i
+    cdef int64_t rel, nonrel
+    cdef const uint8_t* flag = flag_of(stop)
+    with nogil:
+        for g in range(g_start, g_stop):
+            if stopped(flag):
+                break
+            rel = nonrel = 0
+            for i in range(indptr[g], indptr[g + 1]):
+                rel += values[i] >= level
+                nonrel += (values[i] >= 0) & (values[i] < level)
+            num_rel[g] = <double>rel
+            num_nonrel[g] = <double>nonrel
+
+
+cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep, double* best,
+                              Item* items, const uint8_t* stop) noexcept nogil:
+    # The ``keep`` largest positive gains, descending: by insertion into a short list
+    # when few are kept (ndcg_cut), by sorting them all otherwise.
+    cdef Py_ssize_t i, j, kept = 0
+    if keep <= 64:
+        for i in range(n):
+            if (i & POLL_MASK) == 0 and stopped(stop):
+                return kept
+            if gains[i] <= 0 or keep == 0 or (kept == keep and gains[i] <= best[kept - 1]):
+                continue
+            j = kept if kept < keep else keep - 1
+            while j > 0 and best[j - 1] < gains[i]:
+                best[j] = best[j - 1]
+                j -= 1
+            best[j] = gains[i]
+            kept = min(kept + 1, keep)
+        return kept
+    for i in range(n):
+        if gains[i] > 0:
+            items[kept].score = gains[i]
+            items[kept].label = 0.0
+            items[kept].key = kept
+            kept += 1
+    sort_items(items, kept, 0, stop)
+    kept = min(kept, keep)
+    for i in range(kept):
+        best[i] = items[i].score
+    return kept
+
+
+def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const int64_t[::1] cutoffs, Py_ssize_t g_start,
+              Py_ssize_t g_stop, double[:, ::1] out, int32_t[::1] scale, const uint8_t[::1] stop=None):
+    """Ideal DCG of qrels queries ``g_start:g_stop`` cut at each cutoff, times 2**``scale[g]``: ``out[g, c]``.
+
+    The query's positive gains (rows ``indptr[g]:indptr[g+1]``) in descending order,
+    each over log2(rank + 1), summed over the ranks below ``cutoffs[c] + 1`` (cutoffs
+    >= 1; 2**63 - 1 keeps them all). ``scale[g]`` is 0 unless the query's largest gain
+    is below SAFE_GAIN, where the gains are scaled into the normal range (``_gain.pxd``).
+    """
+    cdef Py_ssize_t g, i, c, n, longest = 0, keep
+    cdef int e
+    cdef int64_t largest = 0
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef double* best
+    cdef double* prefix
+    cdef Item* items
+    for g in range(g_start, g_stop):
+        longest = max(longest, indptr[g + 1] - indptr[g])
+    for c in range(cutoffs.shape[0]):
+        largest = max(largest, cutoffs[c])
+    keep = longest if largest >= longest else <Py_ssize_t>largest
+    best = <double*>malloc((longest + 1) * sizeof(double))
+    prefix = <double*>malloc((longest + 1) * sizeof(double))
+    items = <Item*>malloc((longest + 1) * sizeof(Item))
+    if best == NULL or prefix == NULL or items == NULL:
+        free(best)
+        free(prefix)
+        free(items)
+        raise MemoryError()
+    with nogil:
+        for g in range(g_start, g_stop):
+            if stopped(flag):
+                break
+            n = largest_gains(&gains[0] + indptr[g], indptr[g + 1] - indptr[g], keep, best, items, flag)
+            e = gain_scale(best[0]) if n > 0 else 0
+            scale[g] = e
+            prefix[0] = 0.0
+            for i in range(n):
+                prefix[i + 1] = prefix[i] + scaled(best[i], e) / log2(i + 2.0)
+            for c in range(cutoffs.shape[0]):
+                out[g, c] = prefix[n if cutoffs[c] >= n else <Py_ssize_t>cutoffs[c]]
+    free(best)
+    free(prefix)
+    free(items)
+
+
+cdef struct Query:
+    # One query's ranked judged documents and judgement counts, and prefix sums over them.
+    # Entries are the judged documents in rank order with their ranks (ordered ties), or
+    # every document (dense: the expectation over ties, which needs the scores of the
+    # whole list for its tie groups).
+    const double* rel          # relevance value of each entry
+    bint dense                 # entries are the whole list (rank = position + 1)
+    const int64_t* rank        # otherwise: 1-based rank of each entry, increasing
+    const double* score        # dense only: scores of the whole list
+    Py_ssize_t n               # entries given
+    Py_ssize_t m               # entries within the retrieved depth
+    Py_ssize_t ret             # documents retrieved: the list, or fewer after the depth cut
+    bint expected              # expectation over tie orderings instead of the given order
+    double num_rel             # judged relevant (label >= level)
+    double num_nonrel          # judged non-relevant (0 <= label < level)
+    double rel_ret             # relevant among the retrieved
+    double* hits               # hits[j]: relevant among the first j entries
+    double* ap                 # ap[j]: sum of precision at relevant entries 1..j
+    double* dcg                # dcg[j]: sum of positive labels / log2(rank + 1), entries 1..j
+    double* nonrel             # nonrel[j]: judged non-relevant among the first j entries
+    double* interpolated       # interpolated[c]: max precision at or after the c-th relevant
+    const uint8_t* stop        # the call's stop flag (_stop.pxd)
+
+
+cdef inline int64_t rank_of(const Query* qu, Py_ssize_t j) noexcept nogil:
+    return j + 1 if qu.dense else qu.rank[j]
+
+
+cdef inline Py_ssize_t entries_to(const Query* qu, int64_t k) noexcept nogil:
+    # Entries ranked at or above rank k (k <= ret).
+    cdef Py_ssize_t lo = 0, hi = qu.m, mid
+    if qu.dense:
+        return <Py_ssize_t>k
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if qu.rank[mid] <= k:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef inline double at_cut(const double* prefix, const Query* qu, int64_t k) noexcept nogil:
+    # Prefix value at rank k >= 0; ranks beyond the list add nothing.
+    return prefix[entries_to(qu, k if k < qu.ret else qu.ret)]
+
+
+cdef inline Py_ssize_t group_end(const Query* qu, Py_ssize_t start) noexcept nogil:
+    # Dense entries: one past the last document tied with the one at ``start`` (0-based).
+    cdef Py_ssize_t end = start + 1
+    while end < qu.n and qu.score[end] == qu.score[start]:
+        end += 1
+    return end
+
+
+cdef void prepare_ordered(Query* qu, double level) noexcept nogil:
+    cdef Py_ssize_t j
+    cdef int64_t rank
+    cdef double hits = 0.0, ap = 0.0, dcg = 0.0, nonrel = 0.0, best, label
+    for j in range(qu.m):
+        if (j & POLL_MASK) == 0 and stopped(qu.stop):
+            return
+        label = qu.rel[j]
+        rank = rank_of(qu, j)
+        if label >= level:
+            hits += 1.0
+            ap += hits / rank
+        elif label >= 0:
+            nonrel += 1.0
+        if label > 0:
+            dcg += label / log2(rank + 1.0)
+        qu.hits[j + 1] = hits
+        qu.ap[j + 1] = ap
+        qu.dcg[j + 1] = dcg
+        qu.nonrel[j + 1] = nonrel
+    # Interpolated precision at the c-th relevant document: the best precision at any
+    # rank from it down, which is reached at a relevant one; c = 0 is the best anywhere.
+    best = 0.0
+    for j in range(qu.m, 0, -1):
+        if qu.rel[j - 1] >= level:
+            best = max(best, qu.hits[j] / rank_of(qu, j - 1))
+            qu.interpolated[<Py_ssize_t>qu.hits[j]] = best  # a whole count, 1 to m
+    qu.interpolated[0] = best
+
+
+cdef void prepare_expected(Query* qu, double level) noexcept nogil:
+    # McSherry & Najork: within a tie group of c documents, r of them relevant, each
+    # position holds a relevant one with probability r/c, and given that, the expected
+    # relevant count up to it is known; every prefix below is exact by linearity. Groups
+    # span the whole list, so documents cut by the depth can still tie their way in.
+    cdef Py_ssize_t start = 0, end, i, t
+    cdef double c, r, nr, gain, before = 0.0, nonrel_before = 0.0, ap = 0.0, dcg = 0.0, label
+    while start < qu.ret and not stopped(qu.stop):
+        end = group_end(qu, start)
+        c = <double>(end - start)
+        r = nr = gain = 0.0
+        for i in range(start, end):
+            label = qu.rel[i]
+            if label >= level:
+                r += 1.0
+            elif label >= 0:
+                nr += 1.0
+            if label > 0:
+                gain += label
+        for i in range(start, min(end, qu.ret)):
+            if (i & POLL_MASK) == 0 and stopped(qu.stop):
+                return
+            t = i - start + 1
+            qu.hits[i + 1] = before + t * r / c
+            qu.nonrel[i + 1] = nonrel_before + t * nr / c
+            if r > 0:
+                ap += (r / c) * (before + 1.0 + ((t - 1) * (r - 1) / (c - 1) if c > 1 else 0.0)) / (i + 1)
+            dcg += (gain / c) / log2(i + 2.0)
+            qu.ap[i + 1] = ap
+            qu.dcg[i + 1] = dcg
+        before += r
+        nonrel_before += nr
+        start = end
+
+
+cdef void prepare(Query* qu, double level) noexcept nogil:
+    qu.hits[0] = qu.ap[0] = qu.dcg[0] = qu.nonrel[0] = 0.0
+    if qu.expected:
+        prepare_expected(qu, level)
+    else:
+        prepare_ordered(qu, level)
+    qu.rel_ret = qu.hits[qu.m]
+
+
+cdef double expected_first_hit(const Query* qu, double level, double k, bint reciprocal) noexcept nogil:
+    # E[1/rank of the first relevant document] (reciprocal) or P(a relevant one in the
+    # top k), over tie orderings, within the retrieved list.
+    cdef Py_ssize_t start = 0, end, m
+    cdef double c, r, p, total
+    while start < qu.ret and start < k and not stopped(qu.stop):
+        end = group_end(qu, start)
+        r = 0.0
+        for m in range(start, end):
+            r += qu.rel[m] >= level
+        if r > 0:
+            c = <double>(end - start)
+            # P(first relevant at the m-th place of the group) = C(c-m, r-1) / C(c, r).
+            p = r / c
+            total = 0.0
+            for m in range(1, end - start - <Py_ssize_t>r + 2):  # r: a whole count, 1 to end - start
+                if start + m > qu.ret or (not reciprocal and start + m > k):
+                    break
+                total += p / (start + m) if reciprocal else p
+                p *= (c - m - r + 1) / (c - m)
+            return total
+        start = end
+    return 0.0
+
+
+cdef double precision_at(const Query* qu, int64_t k) noexcept nogil:
+    return at_cut(qu.hits, qu, k) / <double>k if k > 0 else 0.0
+
+
+cdef double judged_preferences(const Query* qu, double level, bint inferred) noexcept nogil:
+    # bpref (Buckley & Voorhees 2004) or infAP (Yilmaz & Aslam 2006): unjudged documents
+    # are skipped, pooled-but-unjudged ones counted for infAP's estimate.
+    cdef Py_ssize_t j
+    cdef double nonrel = 0.0, rel = 0.0, pooled = 0.0, total = 0.0, label, fj
+    for j in range(qu.m):
+        if (j & POLL_MASK) == 0 and stopped(qu.stop):
+            break
+        label = qu.rel[j]
+        if label == NONPOOL:
+            continue
+        if label == UNJUDGED:
+            pooled += 1.0
+            continue
+        if label < level:
+            nonrel += 1.0
+            continue
+        rel += 1.0
+        if inferred:
+            fj = <double>(rank_of(qu, j) - 1)
+            if fj == 0:
+                total += 1.0
+            else:
+                total += (1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((rel - 1 + nonrel + pooled) / fj)
+                          * ((rel - 1 + INFAP_EPSILON) / (rel - 1 + nonrel + 2 * INFAP_EPSILON)))
+        elif nonrel > 0:
+            total += 1.0 - min(nonrel, qu.num_rel) / min(qu.num_nonrel, qu.num_rel)
+        else:
+            total += 1.0
+    return total / qu.num_rel if qu.num_rel > 0 else 0.0
+
+
+cdef inline double label_gain(double label, const int64_t* levels, const double* gains,
+                              Py_ssize_t n_gains) noexcept nogil:
+    # trec_eval's ndcg gains: the custom gain of an integer label (levels sorted, any
+    # int64; NONPOOL and UNJUDGED are the levels -1 and -2 that trec_eval gives documents
+    # absent from the qrels and unjudged ones), else the label, and nothing below 0.
+    cdef Py_ssize_t lo = 0, hi = n_gains, mid
+    cdef int64_t key
+    if n_gains > 0 and label == floor(label) and -9223372036854775808.0 <= label < 9223372036854775808.0:
+        key = <int64_t>label
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if levels[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < n_gains and levels[lo] == key:
+            return gains[lo]
+    return label if label > 0 else 0.0
+
+
+cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gains, Py_ssize_t n_gains,
+                       int64_t k, int e, double* largest) noexcept nogil:
+    # DCG of the retrieved list down to rank k, its gains times 2**e (_gain.pxd), and the
+    # largest |gain| it sums in ``largest``; under the expectation each position of a tie
+    # group gets the group's mean gain. Summed in rank order, as trec_eval sums it.
+    cdef Py_ssize_t start = 0, end, i, j = 0
+    cdef int64_t rank, last = min(<int64_t>qu.ret, k)
+    cdef double total = 0.0, gain, one, most = 0.0, unjudged = label_gain(NONPOOL, levels, gains, n_gains)
+    largest[0] = 0.0
+    if not qu.expected and unjudged != 0:
+        # A gain for documents absent from the qrels (level -1): every rank counts.
+        for rank in range(1, last + 1):
+            if (rank & POLL_MASK) == 0 and stopped(qu.stop):
+                break
+            if j < qu.m and rank_of(qu, j) == rank:
+                gain = label_gain(qu.rel[j], levels, gains, n_gains)
+                j += 1
+            else:
+                gain = unjudged
+            if gain != 0:
+                most = max(most, fabs(gain))
+                total += scaled(gain, e) / log2(rank + 1.0)
+        largest[0] = most
+        return total
+    if not qu.expected:
+        for i in range(qu.m):
+            if rank_of(qu, i) > last or ((i & POLL_MASK) == 0 and stopped(qu.stop)):
+                break
+            gain = label_gain(qu.rel[i], levels, gains, n_gains)
+            if gain != 0:
+                most = max(most, fabs(gain))
+                total += scaled(gain, e) / log2(rank_of(qu, i) + 1.0)
+        largest[0] = most
+        return total
+    while start < last and not stopped(qu.stop):
+        end = group_end(qu, start)
+        gain = 0.0
+        for i in range(start, end):
+            if (i & POLL_MASK) == 0 and stopped(qu.stop):
+                return total
+            one = label_gain(qu.rel[i], levels, gains, n_gains)
+            most = max(most, fabs(one))
+            gain += scaled(one, e)
+        gain /= end - start
+        if gain != 0:
+            for i in range(start, min(end, last)):
+                if (i & POLL_MASK) == 0 and stopped(qu.stop):
+                    return total
+                total += gain / log2(i + 2.0)
+        start = end
+    largest[0] = most
+    return total
+
+
+cdef double ndcg(const Query* qu, int64_t k, bint cut, double ideal, int ideal_scale, const int64_t* levels,
+                 const double* gains, Py_ssize_t n_gains) noexcept nogil:
+    # The DCG down to rank k (ndcg_cut's from the prefix sums) over the ideal DCG, which is
+    # times 2**ideal_scale. A DCG below SAFE_GAIN is summed again with its gains scaled by
+    # the largest of them, once a first pass has found it (_gain.pxd).
+    cdef double value, largest = 0.0
+    cdef int e = 0
+    if not ideal > 0:
+        return 0.0
+    if cut:
+        value = at_cut(qu.dcg, qu, k)
+    else:
+        value = gained_dcg(qu, levels, gains, n_gains, k, 0, &largest)
+    if fabs(value) < SAFE_GAIN:
+        if cut:
+            gained_dcg(qu, levels, gains, n_gains, k, 0, &largest)
+        e = gain_scale(largest)
+        if e > 0:
+            value = gained_dcg(qu, levels, gains, n_gains, k, e, &largest)
+    return scaled_ratio(value, e, ideal, ideal_scale)
+
+
+cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t k, double ideal, int ideal_scale,
+                    double level, const int64_t* levels, const double* gains, Py_ssize_t n_gains) noexcept nogil:
+    # p: the measure's real parameters; k: its cutoff (1 to 2**63 - 1) where it has one.
+    cdef double a = qu.rel_ret, ret = <double>qu.ret, r = qu.num_rel, value, cut
+    cdef Py_ssize_t i
+    if kind == NUM_RET:
+        return ret
+    if kind == NUM_REL:
+        return r
+    if kind == NUM_REL_RET:
+        return a
+    # The geometric means (gm_map, gm_bpref) are taken over queries by the caller.
+    if kind == MAP or kind == GM_MAP:
+        return qu.ap[qu.m] / r if a > 0 else 0.0
+    if kind == MAP_CUT:
+        return at_cut(qu.ap, qu, k) / r if r > 0 else 0.0
+    if kind == RPREC:
+        cut = min(ret, r)
+        return at_cut(qu.hits, qu, <int64_t>cut) / r if cut > 0 else 0.0  # cut: a count, at most ret
+    if kind == BPREF or kind == GM_BPREF:
+        return judged_preferences(qu, level, False)
+    if kind == INFAP:
+        return judged_preferences(qu, level, True)
+    if kind == RECIP_RANK:
+        if qu.expected:
+            return expected_first_hit(qu, level, <double>qu.ret, True)
+        for i in range(qu.m):
+            if qu.rel[i] >= level:
+                return 1.0 / rank_of(qu, i)
+        return 0.0
+    if kind == IPREC:
+        # Recall point as a number of relevant documents, lround(p * R) as trec_eval 10.0
+        # has it, decided in doubles first: points at or below 0 (negative fractions) get
+        # the best precision anywhere, points beyond the relevant retrieved get 0.
+        cut = p[0] * r
+        if qu.ret <= 0 or cut >= a + 0.5:
+            return 0.0
+        return qu.interpolated[lround(cut) if cut >= 0.5 else 0]
+    if kind == P:
+        return precision_at(qu, k)
+    if kind == RECALL:
+        return at_cut(qu.hits, qu, k) / r if r > 0 else 0.0
+    if kind == RPREC_MULT:
+        # trec_eval keeps the historical rounding (+0.9, truncated) for this one; a
+        # cutoff below 1 gives 0, one beyond the list the relevant retrieved over it.
+        cut = trunc(p[0] * r + 0.9)
+        if cut < 1:
+            return 0.0
+        # 1 <= cut < ret here: p is finite (|p| <= 9999.99, trec/names.py) and r a count.
+        return at_cut(qu.hits, qu, qu.ret if cut >= ret else <int64_t>cut) / cut
+    if kind == RELATIVE_P:
+        return at_cut(qu.hits, qu, k) / min(<double>k, r) if r > 0 else 0.0
+    if kind == SUCCESS:
+        if qu.expected:
+            return expected_first_hit(qu, level, <double>k, False)
+        return 1.0 if at_cut(qu.hits, qu, k) > 0 else 0.0
+    if kind == UTILITY:
+        return p[0] * a + p[1] * (ret - a) + p[2] * (r - a) + p[3] * (0.0 + a - ret - r)
+    if kind == NDCG or kind == NDCG_CUT:
+        return ndcg(qu, k if kind == NDCG_CUT else INT64_MAX, kind == NDCG_CUT, ideal, ideal_scale, levels, gains,
+                    n_gains)
+    if kind == SET_P:
+        return a / ret if ret > 0 else 0.0
+    if kind == SET_RELATIVE_P:
+        return a / min(ret, r) if ret > 0 and r > 0 else 0.0
+    if kind == SET_RECALL:
+        return a / r if r > 0 else 0.0
+    if kind == SET_MAP:
+        return a * a / (ret * r) if ret > 0 and r > 0 else 0.0
+    if kind == SET_F:
+        if a == 0:
+            return 0.0
+        return (p[0] + 1.0) * (a / ret) * (a / r) / (p[0] * (a / ret) + a / r)
+    # NUM_NONREL_JUDGED_RET
+    return qu.nonrel[qu.m]
+
+
+def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, const double[::1] scores,
+                  const int64_t[::1] entry_start, const int64_t[::1] n_entries, const int64_t[::1] num_ret,
+                  const double[::1] num_rel, const double[::1] num_nonrel,
+                  const int32_t[::1] kinds, const double[:, ::1] params, const int64_t[::1] cutoffs,
+                  const double[:, ::1] ideal, const int32_t[:, ::1] ideal_scale,
+                  const int64_t[::1] gain_levels, const double[::1] gain_values,
+                  const int64_t[::1] gain_start, double level, bint expected,
+                  Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out, const uint8_t[::1] stop=None):
+    """Every measure of ``kinds`` for queries ``q_start:q_stop`` into ``out[q, m]``.
+
+    Query ``q``'s entries are ``n_entries[q]`` rows from ``entry_start[q]``: relevance
+    values ``entry_rel`` at 1-based ranks ``entry_rank`` (increasing; the judged
+    documents, from :func:`rank_judged`), or, with ``expected``, the whole ranked list
+    with its ``scores`` (from :func:`rank_relevance`; ``entry_rank`` is unused), since
+    the expectation over ties needs the tie groups. The first ``num_ret[q]`` ranks are
+    retrieved. ``params[m]`` holds
+    measure ``m``'s real parameters (recall fraction, utility coefficients ...),
+    ``cutoffs[m]`` its cutoff (1 to 2**63 - 1) where it has one, ``ideal[q, m]`` its
+    ideal DCG times 2**``ideal_scale[q, m]`` where it has one (from :func:`ideal_dcg`), and ``gain_start[m]:gain_start[m + 1]`` its custom ndcg
+    gains: ``gain_values`` for the integer labels ``gain_levels`` (sorted; other labels
+    are their own gain).
+    With ``expected``, every measure is its exact expectation over the orderings of
+    tied scores; the caller only asks for those that have one. Returns early once ``stop``
+    (``_stop.pxd``) is set.
+    """
+    cdef Py_ssize_t q, m, longest = 0, n_measures = kinds.shape[0], first
+    cdef Query qu
+    cdef double* work
+    for q in range(q_start, q_stop):
+        longest = max(longest, n_entries[q])
+    work = <double*>malloc(5 * (longest + 1) * sizeof(double))
+    if work == NULL:
+        raise MemoryError()
+    qu.hits = work
+    qu.ap = work + (longest + 1)
+    qu.dcg = work + 2 * (longest + 1)
+    qu.nonrel = work + 3 * (longest + 1)
+    qu.interpolated = work + 4 * (longest + 1)
+    qu.expected = expected
+    qu.dense = expected
+    qu.stop = flag_of(stop)
+    with nogil:
+        for q in range(q_start, q_stop):
+            if stopped(qu.stop):
+                break
+            qu.n = n_entries[q]
+            qu.rel = NULL
+            qu.rank = NULL
+            qu.score = NULL
+            if qu.n > 0:
+                qu.rel = &entry_rel[entry_start[q]]
+                if qu.dense:
+                    qu.score = &scores[entry_start[q]]
+                else:
+                    qu.rank = &entry_rank[entry_start[q]]
+            qu.ret = num_ret[q]
+            qu.m = qu.n
+            qu.m = entries_to(&qu, qu.ret)
+            qu.num_rel = num_rel[q]
+            qu.num_nonrel = num_nonrel[q]
+            prepare(&qu, level)
+            if was_stopped(qu.stop):  # the prefix sums may be incomplete
+                break
+            for m in range(n_measures):
+                first = gain_start[m]
+                out[q, m] = measure(&qu, <TrecMeasure>kinds[m], &params[m, 0], cutoffs[m], ideal[q, m],
+                                    ideal_scale[q, m], level,
+                                    &gain_levels[0] + first if gain_start[m + 1] > first else NULL,
+                                    &gain_values[0] + first if gain_start[m + 1] > first else NULL,
+                                    gain_start[m + 1] - first)
+    free(work)
