@@ -1,17 +1,15 @@
-"""Introsort of tracked items: score descending, then label, then key.
+"""The sorts of scored rows (``_sort.pxd``).
 
-The order is total because keys are unique within a query, so an unstable sort
-gives one deterministic result.
+The introsort under the rank order: score descending, then label, then key. The order is
+total because keys are unique within a query, so an unstable sort gives one deterministic
+result. And the merge sort of Items under a caller's comparison, compiled once here.
 """
 import numpy as np
 
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
-from ._stop cimport NEVER_STOPPED, POLL, POLL_MASK, stopped
-
-cdef enum:
-    SMALL = 16
+from ._stop cimport POLL, POLL_MASK, flag_of, stopped
 
 
 cdef inline bint precedes(const Item* a, const Item* b, int label_order) noexcept nogil:
@@ -35,16 +33,8 @@ cdef inline void swap(Item* a, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
     a[j] = tmp
 
 
-cdef void insertion_sort(Item* a, Py_ssize_t n, int label_order) noexcept nogil:
-    cdef Py_ssize_t i, j
-    cdef Item v
-    for i in range(1, n):
-        v = a[i]
-        j = i
-        while j > 0 and precedes(&v, &a[j - 1], label_order):
-            a[j] = a[j - 1]
-            j -= 1
-        a[j] = v
+cdef inline bint rank_before(const void* label_order, const Item* a, const Item* b) noexcept nogil:
+    return precedes(a, b, (<const int*>label_order)[0])
 
 
 cdef void sift_down(Item* a, Py_ssize_t root, Py_ssize_t end, int label_order) noexcept nogil:
@@ -77,7 +67,7 @@ cdef void heapsort(Item* a, Py_ssize_t n, int label_order, const uint8_t* stop) 
 cdef void introsort(Item* a, Py_ssize_t n, int label_order, int depth, const uint8_t* stop) noexcept nogil:
     cdef Py_ssize_t i, j, mid, swaps = 0
     cdef Item pivot
-    while n > SMALL:
+    while n > SMALL_SORT:
         if n >= POLL and stopped(stop):
             return
         if depth == 0:
@@ -118,7 +108,7 @@ cdef void introsort(Item* a, Py_ssize_t n, int label_order, int depth, const uin
         else:
             introsort(a + i + 1, n - i - 1, label_order, depth, stop)
             n = i
-    insertion_sort(a, n, label_order)
+    insertion_sort(a, n, rank_before, &label_order)
 
 
 cdef void sort_items(Item* items, Py_ssize_t n, int label_order, const uint8_t* stop) noexcept nogil:
@@ -130,24 +120,40 @@ cdef void sort_items(Item* items, Py_ssize_t n, int label_order, const uint8_t* 
     introsort(items, n, label_order, depth, stop)
 
 
+cdef void merge_sort_items(Item* a, Item* tmp, Py_ssize_t n,
+                           bint (*before)(const void*, const Item*, const Item*) noexcept nogil,
+                           const void* order, const uint8_t* stop) noexcept nogil:
+    merge_sort(a, tmp, n, before, order, stop)
+
+
 def _py_sort_items(const double[::1] scores, const double[::1] labels,
-                   const int64_t[::1] keys, int label_order):
-    """Sort (score, label, key) records and return the keys in sorted order (for tests)."""
+                   const int64_t[::1] keys, int label_order, bint stable=False,
+                   const uint8_t[::1] stop=None):
+    """Sort (score, label, key) records and return the keys in sorted order (for tests).
+
+    By the introsort, or by the merge sort when ``stable``; ``stop`` is a stop flag.
+    """
     cdef Py_ssize_t i, n = scores.shape[0]
+    cdef const uint8_t* flag = flag_of(stop)
     cdef Item* items = <Item*> malloc(max(n, 1) * sizeof(Item))
-    if items == NULL:
-        raise MemoryError()
+    cdef Item* tmp = <Item*> malloc(max(n, 1) * sizeof(Item))
     out = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] out_view = out
     try:
+        if items == NULL or tmp == NULL:
+            raise MemoryError()
         for i in range(n):
             items[i].score = scores[i]
             items[i].label = labels[i]
             items[i].key = keys[i]
         with nogil:
-            sort_items(items, n, label_order, NEVER_STOPPED)
+            if stable:
+                merge_sort_items(items, tmp, n, rank_before, &label_order, flag)
+            else:
+                sort_items(items, n, label_order, flag)
         for i in range(n):
             out_view[i] = items[i].key
     finally:
         free(items)
+        free(tmp)
     return out

@@ -18,6 +18,7 @@ from libc.string cimport memchr, memcmp, memcpy, memset
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free
 
+from rankwise._core._sort cimport Keyed, merge_sort
 from rankwise._core._stop cimport POLL_MASK, flag_of, stopped, was_stopped
 
 
@@ -88,7 +89,6 @@ cdef enum:
     MIN_SLOTS = 16
     # Strings interned together, so that their cache misses overlap.
     BATCH = 32
-    SMALL_SORT = 16
     # Tokens copied into a stack buffer for strtod; longer ones are allocated.
     NUMBER_BUFFER = 64
     # Bytes of text between two checks of the stop flag: some 25,000 lines.
@@ -854,9 +854,10 @@ def occurrence_ranks(const int64_t[::1] codes, int64_t n_codes):
 
 # ---------------------------------------------------------------------------- byte order
 
-cdef struct Keyed:
-    uint64_t key            # 8 bytes from the shared prefix on, big-endian, zero padded
-    int64_t index
+cdef struct Spans:
+    # A table of strings: ``data`` and ``offsets`` (module docstring).
+    const uint8_t* base
+    const int64_t* offsets
 
 
 cdef inline int compare_spans(const uint8_t* base, const int64_t* offsets, int64_t a,
@@ -868,70 +869,16 @@ cdef inline int compare_spans(const uint8_t* base, const int64_t* offsets, int64
     return (la > lb) - (la < lb)
 
 
-cdef inline bint before(const Keyed* x, const Keyed* y, const uint8_t* base,
-                        const int64_t* offsets) noexcept nogil:
-    # All strings share the bytes before the key, so different keys differ in the key's
-    # first 8 bytes, where a missing byte reads as 0: below any byte a longer string has
-    # there, unless that byte is 0, in which case the keys are equal. So different keys
+cdef inline bint bytes_before(const void* spans, const Keyed* x, const Keyed* y) noexcept nogil:
+    # A Keyed's key is 8 bytes of its string from the shared prefix on, big-endian, zero
+    # padded. All strings share the bytes before the key, so different keys differ in the
+    # key's first 8 bytes, where a missing byte reads as 0: below any byte a longer string
+    # has there, unless that byte is 0, in which case the keys are equal. So different keys
     # decide the order and equal keys need the full comparison.
+    cdef const Spans* t = <const Spans*>spans
     if x.key != y.key:
         return x.key < y.key
-    return compare_spans(base, offsets, x.index, y.index) < 0
-
-
-cdef void merge_sort(Keyed* a, Keyed* tmp, Py_ssize_t n, const uint8_t* base,
-                     const int64_t* offsets, const uint8_t* flag) noexcept nogil:
-    # Returns early, ``a`` no longer a permutation of its items, once ``flag`` is set.
-    cdef Py_ssize_t lo, hi, mid, i, j, k, width
-    cdef Keyed v
-    cdef Keyed* src = a
-    cdef Keyed* dst = tmp
-    cdef Keyed* swap
-    lo = 0
-    while lo < n:
-        if (lo & POLL_MASK) == 0 and stopped(flag):
-            return
-        hi = min(lo + SMALL_SORT, n)
-        for i in range(lo + 1, hi):
-            v = a[i]
-            j = i
-            while j > lo and before(&v, &a[j - 1], base, offsets):
-                a[j] = a[j - 1]
-                j -= 1
-            a[j] = v
-        lo = hi
-    width = SMALL_SORT
-    while width < n:
-        lo = 0
-        while lo < n:
-            if (lo & POLL_MASK) == 0 and stopped(flag):  # every pair of runs once they are long
-                return
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                if before(&src[j], &src[i], base, offsets):
-                    dst[k] = src[j]
-                    j += 1
-                else:
-                    dst[k] = src[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                dst[k] = src[i]
-                i += 1
-                k += 1
-            while j < hi:
-                dst[k] = src[j]
-                j += 1
-                k += 1
-            lo = hi
-        swap = src
-        src = dst
-        dst = swap
-        width *= 2
-    if src != a:
-        memcpy(a, src, n * sizeof(Keyed))
+    return compare_spans(t.base, t.offsets, x.index, y.index) < 0
 
 
 cdef int64_t shared_prefix(const uint8_t* base, const int64_t* offsets, Py_ssize_t n,
@@ -969,6 +916,7 @@ def byte_ranks(const uint8_t[::1] data, const int64_t[::1] offsets, const uint8_
     cdef Keyed* items = <Keyed*>malloc(max(n, 1) * sizeof(Keyed))
     cdef Keyed* tmp = <Keyed*>malloc(max(n, 1) * sizeof(Keyed))
     cdef uint64_t key
+    cdef Spans spans = Spans(base, &offsets[0])
     ranks = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] out = ranks
     try:
@@ -983,8 +931,8 @@ def byte_ranks(const uint8_t[::1] data, const int64_t[::1] offsets, const uint8_
                     key = (key << 8) | (base[offsets[i] + skip + j] if j < length else 0)
                 items[i].key = key
                 items[i].index = i
-            merge_sort(items, tmp, n, base, &offsets[0], flag)
-            # A stopped sort leaves items that are not a permutation: never index with them.
+            merge_sort(items, tmp, n, bytes_before, &spans, flag)
+            # A stopped sort leaves the items unsorted: no ranks from them.
             if not was_stopped(flag):
                 for i in range(n):
                     out[items[i].index] = i

@@ -14,11 +14,11 @@ query, so every cutoff of every measure is a lookup.
 from libc.math cimport INFINITY, fabs, floor, log2, lround, trunc
 from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled, scaled_ratio
 from ._ids cimport decimal_compare, id_slot, table_bits
-from rankwise._core._sort cimport Item, sort_items
+from rankwise._core._sort cimport Item, merge_sort_items, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
 
 
@@ -73,12 +73,6 @@ cdef struct Judgements:
     int bits
     const int64_t* keys
     const double* rels
-
-
-cdef struct Judged:
-    double score
-    double rel
-    int64_t key
 
 
 cdef struct Order:
@@ -139,69 +133,30 @@ cdef inline int64_t tie_key(const Order* o, Py_ssize_t i) noexcept nogil:
     return o.docs[i]
 
 
-cdef bint tie_first(const Order* o, double label_a, int64_t key_a, double label_b,
-                    int64_t key_b) noexcept nogil:
-    # Between equal scores: labels (unjudged count as 0) when asked, then the key. Keys
-    # are unique within a query, so equal keys mean a row compared with itself.
-    if key_a == key_b:
+cdef bint judged_before(const void* order, const Item* a, const Item* b) noexcept nogil:
+    # The rank order of judged documents under ``order`` (the call's Order): scores, which
+    # differ for almost every pair, then labels (unjudged count as 0) when asked, then the
+    # key. Keys are unique within a query, so equal keys mean a row compared with itself.
+    cdef const Order* o = <const Order*>order
+    cdef double label_a, label_b
+    if a.score != b.score:
+        return a.score > b.score
+    if a.key == b.key:
         return False
-    label_a = label_a if label_a > 0 else 0.0
-    label_b = label_b if label_b > 0 else 0.0
+    label_a = a.label if a.label > 0 else 0.0
+    label_b = b.label if b.label > 0 else 0.0
     if o.label_order != 0 and label_a != label_b:
         return (label_a > label_b) == (o.label_order > 0)
     if o.tie == TIE_DECIMAL:
-        return decimal_compare(key_a, key_b) > 0
-    return key_a < key_b
-
-
-cdef inline bint precedes(const Order* o, const Judged* e, double score, int64_t key,
-                          double label) noexcept nogil:
-    # Scores differ for almost every pair, so the tie rule costs nothing in the common case.
-    if e.score != score:
-        return e.score > score
-    return tie_first(o, e.rel, e.key, label, key)
-
-
-cdef void merge_sort(const Order* o, Judged* a, Judged* tmp, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i, j, k, mid
-    cdef Judged v
-    if n >= POLL and stopped(o.stop):
-        return
-    if n <= 16:
-        for i in range(1, n):
-            v = a[i]
-            j = i
-            while j > 0 and precedes(o, &v, a[j - 1].score, a[j - 1].key, a[j - 1].rel):
-                a[j] = a[j - 1]
-                j -= 1
-            a[j] = v
-        return
-    mid = n >> 1
-    merge_sort(o, a, tmp, mid)
-    merge_sort(o, a + mid, tmp, n - mid)
-    memcpy(tmp, a, mid * sizeof(Judged))
-    i = 0
-    j = mid
-    k = 0
-    while i < mid and j < n:
-        if precedes(o, &a[j], tmp[i].score, tmp[i].key, tmp[i].rel):
-            a[k] = a[j]
-            j += 1
-        else:
-            a[k] = tmp[i]
-            i += 1
-        k += 1
-    while i < mid:
-        a[k] = tmp[i]
-        i += 1
-        k += 1
+        return decimal_compare(a.key, b.key) > 0
+    return a.key < b.key
 
 
 cdef struct ScoreIndex:
     # One query's judged documents in rank order, and buckets over the range of their
     # scores: above[b] of them fall in buckets higher than b, which is where bucket b's
     # judged documents start.
-    Judged* judged
+    Item* judged
     double* scores             # their scores, then -inf
     int32_t* above
     Py_ssize_t m
@@ -220,7 +175,7 @@ cdef inline Py_ssize_t bucket(const ScoreIndex* x, double score) noexcept nogil:
     return <Py_ssize_t>v  # 0 <= v <= top (NaN fails v >= 0): in range
 
 
-cdef void index_build(ScoreIndex* x, const Order* o, const Judged* found, Py_ssize_t m,
+cdef void index_build(ScoreIndex* x, const Order* o, const Item* found, Py_ssize_t m,
                       int32_t* home) noexcept nogil:
     # Rank the judged documents: a counting sort by bucket, higher buckets first, then a
     # sort within each bucket holding more than one.
@@ -253,7 +208,7 @@ cdef void index_build(ScoreIndex* x, const Order* o, const Judged* found, Py_ssi
     for b in range(n_buckets):
         first = x.above[b]
         if end - first > 1:
-            merge_sort(o, x.judged + first, x.judged + m, end - first)
+            merge_sort_items(x.judged + first, x.judged + m, end - first, judged_before, o, o.stop)
         end = first
     for j in range(m):
         x.scores[j] = x.judged[j].score
@@ -265,10 +220,10 @@ cdef Py_ssize_t preceding_slow(const ScoreIndex* x, const Order* o, Py_ssize_t j
     # The rare rows that share their bucket with more than one higher judged score, or
     # tie with a judged one: walk on, and let the tie rule decide among equal scores.
     cdef Py_ssize_t first = j
+    cdef Item row = Item(score, label, tie_key(o, i))
     while x.scores[j] > score:
         j += 1
-    while j < x.m and x.scores[j] == score and tie_first(o, x.judged[j].rel, x.judged[j].key, label,
-                                                         tie_key(o, i)):
+    while j < x.m and x.scores[j] == score and judged_before(o, &x.judged[j], &row):
         j += 1
     # Rows tied with very many judged documents walk past each (rows times judged): the
     # stop flag, and the time, are checked by the steps walked.
@@ -331,7 +286,7 @@ cdef struct Workspace:
     # rank_judged's buffers, sized for the longest list of a call.
     int32_t* slots             # the judgements' hash table
     int64_t* candidates        # rows whose first hash slot is taken
-    Judged* found              # judged documents in row order
+    Item* found              # judged documents in row order
     int32_t* home              # their buckets, then per row: judged in higher buckets
     double* labels             # every row's relevance value (label-first policies)
     int64_t* hist              # 4 x (m + 1) counters
@@ -343,11 +298,11 @@ cdef int workspace_init(Workspace* w, Py_ssize_t longest, size_t slots) noexcept
     w.walked = 0
     w.slots = <int32_t*>malloc(slots * sizeof(int32_t))
     w.candidates = <int64_t*>malloc((longest + 1) * sizeof(int64_t))
-    w.found = <Judged*>malloc((longest + 1) * sizeof(Judged))
+    w.found = <Item*>malloc((longest + 1) * sizeof(Item))
     w.home = <int32_t*>malloc((longest + 1) * sizeof(int32_t))
     w.labels = <double*>malloc((longest + 1) * sizeof(double))
     w.hist = <int64_t*>malloc(4 * (longest + 1) * sizeof(int64_t))
-    w.index.judged = <Judged*>malloc(2 * (longest + 1) * sizeof(Judged))
+    w.index.judged = <Item*>malloc(2 * (longest + 1) * sizeof(Item))
     w.index.scores = <double*>malloc((longest + 1) * sizeof(double))
     w.index.above = <int32_t*>malloc((8 * longest + 2) * sizeof(int32_t))
     if (w.slots == NULL or w.candidates == NULL or w.found == NULL or w.home == NULL or w.labels == NULL
@@ -398,7 +353,7 @@ cdef Py_ssize_t collect_judged(Workspace* w, const Judgements* t, const Order* o
         if rel != NONPOOL:
             w.labels[i - start] = rel
             w.found[m].score = scores[i]
-            w.found[m].rel = rel
+            w.found[m].label = rel
             w.found[m].key = tie_key(o, i)
             m += 1
     return m
@@ -500,7 +455,7 @@ def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t
             for j in range(m):
                 total += w.hist[j] + w.hist[m + 1 + j] + w.hist[2 * (m + 1) + j] + w.hist[3 * (m + 1) + j]
                 entry_rank[entry_start[q] + j] = total
-                entry_rel[entry_start[q] + j] = w.index.judged[j].rel
+                entry_rel[entry_start[q] + j] = w.index.judged[j].label
             n_entries[q] = m
     workspace_free(&w)
 
