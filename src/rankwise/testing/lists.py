@@ -5,9 +5,8 @@ metric that rankwise computes, written so that each line can be checked by eye
 against the written definition.  It does not import or share any code with the
 library under test.
 
-Only the standard library is used (fractions, itertools, math), except for
-``numpy_rr_ap``, the vectorised-NumPy benchmark baseline, which imports numpy
-inside the function.
+The references use only the standard library (fractions, itertools, math);
+numpy serves ``numpy_rr_ap`` alone, the vectorised-NumPy benchmark baseline.
 
 Conventions
 -----------
@@ -45,6 +44,8 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+
+import numpy as np
 
 __all__ = [
     "METRICS",
@@ -497,8 +498,6 @@ def numpy_rr_ap(indptr, y_score, y_true, level=1):
     Ties are broken stably (input order), no cutoff.
     Returns (rr, ap), two float64 arrays of length Q.
     """
-    import numpy as np
-
     indptr = np.asarray(indptr)
     y_score = np.asarray(y_score)
     y_true = np.asarray(y_true)
