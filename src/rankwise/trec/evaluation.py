@@ -1157,7 +1157,7 @@ def _evaluate(join: _Join, specs: Sequence[TrecSpec], ties: str, level: float, l
     num_ret = np.minimum(join.lengths, limit)
     qs = join.qrels
     num_rel, num_nonrel = _judgement_counts(join, level, threads)
-    kinds = np.array([int(s.kind) for s in specs], dtype=np.int32)
+    kinds = np.array([s.kind for s in specs], dtype=np.int32)  # kernel columns: none is None
     params = np.zeros((len(specs), 4))
     cutoffs = np.ones(len(specs), dtype=np.int64)
     ideal, ideal_scale = _ideal(qs, specs, join.qrels_query, threads)
