@@ -40,3 +40,15 @@ def test_import_keeps_the_gil_disabled():
     env = {k: v for k, v in os.environ.items() if k != "PYTHON_GIL"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip() == "False"
+
+
+def test_version_of_an_uninstalled_tree():
+    # A source tree that was never installed has no metadata: the version says so.
+    code = ("import importlib.metadata as m\n"
+            "def version(name):\n"
+            "    raise m.PackageNotFoundError(name)\n"
+            "m.version = version\n"
+            "import rankwise\n"
+            "print(rankwise.__version__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "0+unknown\n"

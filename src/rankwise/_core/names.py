@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +65,7 @@ for _kind, _needs_k, _names in [
 _CUTOFF_REQUIRED = {Metric.PRECISION, Metric.RECALL, Metric.HITS, Metric.F1}
 _NO_CUTOFF = {Metric.RPREC}
 # parameter -> (kinds accepting it, parser)
-_PARAMS = {
+_PARAMS: dict[str, tuple[set[Metric], Callable[[str], Any]]] = {
     "p": ({Metric.RBP}, float),
     "graded": ({Metric.RBP}, lambda v: {"true": True, "false": False}[v.lower()]),
     "gain": ({Metric.DCG, Metric.NDCG},
@@ -129,7 +131,7 @@ def parse_cutoff(raw: str, where: str) -> int:
     return check_cutoff(int(raw), where)
 
 
-def metric_names(metrics, what: str = "metric") -> list[str]:
+def metric_names(metrics: object, what: str = "metric") -> list[str]:
     """The ``metrics`` argument as a list of names: one name, or any iterable of names."""
     if isinstance(metrics, np.ndarray) and metrics.ndim == 0:
         metrics = metrics.item()
@@ -147,7 +149,7 @@ def metric_names(metrics, what: str = "metric") -> list[str]:
     return [str(name) for name in names]
 
 
-def _parse_args(text: str, kind: Metric, args: str) -> dict:
+def _parse_args(text: str, kind: Metric, args: str) -> dict[str, Any]:
     out = {}
     for part in filter(None, (a.strip() for a in args.split(","))):
         key, sep, value = part.partition("=")
@@ -161,7 +163,7 @@ def _parse_args(text: str, kind: Metric, args: str) -> dict:
     return out
 
 
-def check_cutoff(k, where: str) -> int:
+def check_cutoff(k: object, where: str) -> int:
     """A cutoff must be an integer from 1 to 2**63 - 1; ``where`` names it in errors.
 
     A cutoff beyond a list's length keeps the whole list.
@@ -175,8 +177,8 @@ def check_cutoff(k, where: str) -> int:
     return int(k)
 
 
-def make_spec(kind: Metric, k=None, *, where: str, p=0.8, graded=False, gain=None,
-              k_argument: bool = False) -> MetricSpec:
+def make_spec(kind: Metric, k: object = None, *, where: str, p: object = 0.8, graded: object = False,
+              gain: str | None = None, k_argument: bool = False) -> MetricSpec:
     """Validate one metric's cutoff and parameters; ``where`` names them in errors.
 
     ``k_argument``: ``k`` is a function's argument (not parsed from a name), so a missing

@@ -27,10 +27,21 @@ import os
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-__all__ = ["effective_n_threads", "max_threads", "run_alone", "run_in_chunks", "run_over_queries"]
+__all__ = ["ChunkTask", "effective_n_threads", "max_threads", "run_alone", "run_in_chunks",
+           "run_over_queries"]
+
+T = TypeVar("T")
+
+
+class ChunkTask(Protocol):
+    """What the runners call: ``task(start, end, stop=flag)`` does queries ``start:end``."""
+
+    def __call__(self, start: int, end: int, /, *, stop: np.ndarray) -> object: ...
 
 # Below this many items per thread, thread start-up costs more than it saves.
 _MIN_ITEMS_PER_THREAD = 50_000
@@ -109,7 +120,7 @@ def _cgroup_cpus(root: str = "/") -> int | None:
     except OSError:  # not Linux, or no /proc
         return None
     mounts = _cgroup_mounts(root)
-    limits = []
+    limits: list[float | None] = []
     for fields in memberships:
         if len(fields) != 3:
             continue
@@ -118,13 +129,13 @@ def _cgroup_cpus(root: str = "/") -> int | None:
             limits.append(_lowest_quota(root, mounts["cgroup2"], path, _read_cpu_max))
         elif "cpu" in controllers.split(",") and "cpu" in mounts:
             limits.append(_lowest_quota(root, mounts["cpu"], path, _read_cfs_quota))
-    limits = [x for x in limits if x is not None]
-    return math.ceil(min(limits)) if limits else None
+    quotas = [x for x in limits if x is not None]
+    return math.ceil(min(quotas)) if quotas else None
 
 
-def _cgroup_mounts(root: str) -> dict:
+def _cgroup_mounts(root: str) -> dict[str, tuple[str, str]]:
     """{"cgroup2" or "cpu": (mount root, mount point)} from ``/proc/self/mountinfo``."""
-    mounts = {}
+    mounts: dict[str, tuple[str, str]] = {}
     try:
         with open(os.path.join(root, "proc/self/mountinfo")) as f:
             lines = f.read().splitlines()
@@ -145,7 +156,8 @@ def _cgroup_mounts(root: str) -> dict:
     return mounts
 
 
-def _lowest_quota(root: str, mount: tuple, path: str, read) -> float | None:
+def _lowest_quota(root: str, mount: tuple[str, str], path: str,
+                  read: Callable[[str], float | None]) -> float | None:
     """The smallest quota (in CPUs) of the cgroup ``path`` and its ancestors within ``mount``."""
     mount_root, mount_point = mount
     relative = os.path.relpath(path, mount_root) if path.startswith(mount_root) else "."
@@ -183,7 +195,7 @@ def _ratio(quota: str, period: str) -> float | None:
     return q / p if q > 0 and p > 0 else None
 
 
-def _read_words(path: str) -> list:
+def _read_words(path: str) -> list[str]:
     try:
         with open(path) as f:
             return f.read().split()
@@ -195,7 +207,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_cgroup_cpus.cache_clear)
 
 
-def effective_n_threads(n_threads) -> int:
+def effective_n_threads(n_threads: int | np.integer | None) -> int:
     """Resolve ``n_threads``: None = all CPUs, negative counts back (-1 = all), 0 is an error.
 
     "All CPUs" are those this process may use: its affinity mask, fewer under a cgroup CPU
@@ -241,7 +253,7 @@ def _chunks(indptr: np.ndarray, n_chunks: int) -> np.ndarray:
     return np.unique(bounds)
 
 
-def run_over_queries(task, indptr: np.ndarray, n_threads: int) -> None:
+def run_over_queries(task: ChunkTask, indptr: np.ndarray, n_threads: int) -> None:
     """Call ``task(q_start, q_stop, stop=flag)`` over all queries, in parallel when it pays.
 
     ``flag`` is the stop flag of the thread running the chunk, for the task to pass on to
@@ -258,22 +270,23 @@ def run_over_queries(task, indptr: np.ndarray, n_threads: int) -> None:
     run_in_chunks(task, bounds, n_threads, n_items + _QUERY_COST * n_queries)
 
 
-def run_alone(task, cost: int):
+def run_alone(task: Callable[..., T | None], cost: int) -> T:
     """``task(stop=flag)``'s result: one chunk of work that cannot be split, interruptible.
 
     ``cost`` is the work in items as for ``_INLINE_COST``: above it, the task runs in a
-    helper thread while this one waits.
+    helper thread while this one waits. A kernel returns None only when it was stopped,
+    and then either runs again or this raises, so the result is never None.
     """
-    result = [None]
+    result: list[Any] = [None]
 
-    def whole(_start, _end, stop):
+    def whole(_start: int, _end: int, stop: np.ndarray) -> None:
         result[0] = task(stop=stop)  # a chunk done again replaces what it gave when cut short
 
     run_in_chunks(whole, [0, 1], 1, cost)
     return result[0]
 
 
-def run_in_chunks(task, bounds: list, n_threads: int, cost: int) -> None:
+def run_in_chunks(task: ChunkTask, bounds: list[int], n_threads: int, cost: int) -> None:
     """Call ``task(bounds[i], bounds[i + 1], stop=flag)`` for every chunk ``i``, on up to ``n_threads``.
 
     ``cost`` is the work of all chunks in items (see ``_INLINE_COST``). No more threads
@@ -294,15 +307,15 @@ def run_in_chunks(task, bounds: list, n_threads: int, cost: int) -> None:
 class _Call:
     """One call's chunks, its threads' stop flags and its helper threads."""
 
-    def __init__(self, task, bounds: list):
+    def __init__(self, task: ChunkTask, bounds: list[int]) -> None:
         self.task = task
         self.chunks = deque(zip(bounds[:-1], bounds[1:], strict=True))
         self.lock = threading.Lock()
-        self.flags: list = []
+        self.flags: list[np.ndarray] = []
         self.stopped = False
-        self.errors: list = []
-        self.helpers: list = []
-        self.ended: set = set()
+        self.errors: list[BaseException] = []
+        self.helpers: list[threading.Thread] = []
+        self.ended: set[int] = set()
         self.running = 0
         # Held while a helper runs. Helpers report their end themselves: after Ctrl-C has
         # interrupted Thread.join(), CPython 3.11 may call a running thread stopped.
@@ -329,7 +342,7 @@ class _Call:
         if self.errors:
             raise self.errors[0]
 
-    def _flag(self, template=None) -> np.ndarray:
+    def _flag(self, template: np.ndarray | None = None) -> np.ndarray:
         flag = np.zeros(_FLAG_BYTES, dtype=np.uint8) if template is None else template.copy()
         with self.lock:
             self.flags.append(flag)

@@ -1,9 +1,12 @@
 """The Results object returned by :func:`rankwise.evaluate`."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from typing import Any
+
 import numpy as np
 
-from .names import parse_metric
+from .names import MetricSpec, parse_metric
 
 __all__ = ["Results", "mean_over_queries"]
 
@@ -39,7 +42,9 @@ class Results:
     array([0.5 , 0.75])
     """
 
-    def __init__(self, names, specs, columns, values, query_ids, n_relevant, ties, gain):
+    def __init__(self, names: Iterable[str], specs: Iterable[MetricSpec], columns: Iterable[int],
+                 values: np.ndarray, query_ids: np.ndarray, n_relevant: np.ndarray, ties: str,
+                 gain: str) -> None:
         self._gain = gain
         self._names = tuple(names)
         self._specs = tuple(specs)
@@ -51,17 +56,17 @@ class Results:
         self.ties = ties
 
     @property
-    def names(self) -> tuple:
+    def names(self) -> tuple[str, ...]:
         return self._names
 
     @property
     def n_queries(self) -> int:
         return self._values.shape[0]
 
-    def _named_columns(self):
+    def _named_columns(self) -> Iterator[tuple[str, int]]:
         return zip(self._names, self._columns, strict=True)
 
-    def _column(self, name) -> int:
+    def _column(self, name: Any) -> int:
         if name in self._names:
             return self._columns[self._names.index(name)]
         try:
@@ -72,21 +77,21 @@ class Results:
             return self._columns[self._specs.index(spec)]
         raise KeyError(f"{name!r} was not computed; available: {', '.join(self._names)}")
 
-    def __getitem__(self, name) -> np.ndarray:
+    def __getitem__(self, name: str) -> np.ndarray:
         """Per-query values of one metric (float64, read-only), in ``query_ids`` order."""
         return self._values[:, self._column(name)]
 
-    def __contains__(self, name) -> bool:
+    def __contains__(self, name: object) -> bool:
         try:
             self._column(name)
         except KeyError:
             return False
         return True
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._names)
 
-    def mean(self) -> dict:
+    def mean(self) -> dict[str, float]:
         """Mean over queries of every metric, in the order asked (``MRR``, ``MAP``, ...).
 
         Queries left out by ``empty="skip"`` (NaN) do not count; a metric with no
@@ -96,7 +101,7 @@ class Results:
         """
         return {name: mean_over_queries(self._values[:, col]) for name, col in self._named_columns()}
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """One row per query (index ``query``), one column per metric. Needs pandas."""
         try:
             import pandas as pd

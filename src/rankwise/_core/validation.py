@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +60,7 @@ class Batch:
     shared_keys: bool = False
 
 
-def value_error(message: str, **facts) -> ValueError:
+def value_error(message: str, **facts: object) -> ValueError:
     """A ValueError that carries ``facts`` as attributes, for the command line to word its own remedy.
 
     Examples
@@ -72,7 +74,7 @@ def value_error(message: str, **facts) -> ValueError:
     return error
 
 
-def check_choice(value, name: str, choices) -> str:
+def check_choice(value: object, name: str, choices: Collection[str]) -> str:
     """Return ``value`` if it is one of ``choices``, else raise naming ``name``.
 
     TypeError for a value that is not a string at all (None, a number, bytes).
@@ -87,14 +89,14 @@ def check_choice(value, name: str, choices) -> str:
     raise ValueError(f"{name} must be one of {allowed}, got {value!r}{hint}")
 
 
-def check_flag(value, name: str) -> bool:
+def check_flag(value: object, name: str) -> bool:
     """A yes/no option: True or False (NumPy booleans too), nothing that merely converts to one."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
-def as_array(values, name: str, ragged: str | None = None, *, wide: str = "error") -> np.ndarray:
+def as_array(values: Any, name: str, ragged: str | None = None, *, wide: str = "error") -> np.ndarray:
     """``np.asarray(values)``, with errors that name ``name`` for what NumPy cannot take.
 
     A masked array is read as its data only when nothing is masked (rankwise does not
@@ -142,7 +144,7 @@ def as_array(values, name: str, ragged: str | None = None, *, wide: str = "error
     return floats.reshape(arr.shape)
 
 
-def as_integers(values, name: str, allowed: str, error: type = ValueError) -> np.ndarray:
+def as_integers(values: Any, name: str, allowed: str, error: type[Exception] = ValueError) -> np.ndarray:
     """``as_array(values)`` for an argument of integers (``allowed`` says which, for errors).
 
     NumPy makes floats (or objects) of a sequence of Python integers when one of them is
@@ -163,7 +165,7 @@ def as_integers(values, name: str, allowed: str, error: type = ValueError) -> np
     raise error(f"{name} must {what} {allowed}; got {_shown(leaves[i])}{_at(arr.shape, i)}")
 
 
-def _asarray(values, name: str, ragged: str | None = None) -> np.ndarray:
+def _asarray(values: Any, name: str, ragged: str | None = None) -> np.ndarray:
     """``np.asarray``, masked arrays and ragged lists refused with errors naming ``name``."""
     if type(values) is not np.ndarray and isinstance(values, np.ma.MaskedArray):
         if np.ma.is_masked(values):
@@ -180,15 +182,15 @@ def _asarray(values, name: str, ragged: str | None = None) -> np.ndarray:
                          f"{hint}") from None
 
 
-def _is_integer(value) -> bool:
+def _is_integer(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _is_real(value) -> bool:
+def _is_real(value: object) -> bool:
     return _is_integer(value) or isinstance(value, (float, np.floating))
 
 
-def _shown(x) -> str:
+def _shown(x: Any) -> str:
     """A number for a message: in full, or an integer's first digits and length when it is long."""
     if not _is_integer(x):
         return repr(float(x))
@@ -197,7 +199,7 @@ def _shown(x) -> str:
     return text if digits <= 30 else f"{text[:12]}... (an integer of {digits} digits)"
 
 
-def _at(shape: tuple, i: int) -> str:
+def _at(shape: tuple[int, ...], i: int) -> str:
     return f" at {position(shape, i)}" if shape else ""
 
 
@@ -205,7 +207,7 @@ def _fits(leaves: np.ndarray, low: int, high: int) -> bool:
     return all(low <= x <= high for x in leaves)
 
 
-def _leaves(values, arr: np.ndarray, any_size: bool):
+def _leaves(values: Any, arr: np.ndarray, any_size: bool) -> np.ndarray | None:
     """The values of a sequence (not an array) that NumPy made float64 or objects of, as a
     flat object array, when they may be integers it could not keep exact; else None.
 
@@ -223,7 +225,7 @@ def _leaves(values, arr: np.ndarray, any_size: bool):
     return leaves if leaves.size == arr.size else None
 
 
-def as_real(value, name: str) -> float:
+def as_real(value: object, name: str) -> float:
     """A real number (Python or NumPy, not bool) as float; integers beyond float64 become +-inf,
     for the caller's range check to refuse."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, _REAL):
@@ -234,7 +236,7 @@ def as_real(value, name: str) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-def check_ties(ties) -> Ties:
+def check_ties(ties: object) -> Ties:
     """Map a tie-policy name to the kernel code."""
     if ties == "realistic":
         raise ValueError(
@@ -245,7 +247,7 @@ def check_ties(ties) -> Ties:
     return TIES[check_choice(ties, "ties", TIES)]
 
 
-def check_level(relevance_level) -> float:
+def check_level(relevance_level: object) -> float:
     """A relevance threshold must be a finite number > 0."""
     level = as_real(relevance_level, "relevance_level")
     if not np.isfinite(level) or level <= 0:
@@ -253,7 +255,7 @@ def check_level(relevance_level) -> float:
     return level
 
 
-def check_max_grade(max_grade, max_label: float) -> float:
+def check_max_grade(max_grade: object, max_label: float) -> float:
     """Resolve ERR's / graded RBP's g_max: default the largest label, never below it."""
     if max_grade is None:
         return max_label if max_label > 0 else 1.0
@@ -280,14 +282,14 @@ def rows_contiguous(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def position(shape: tuple, flat_index: int) -> str:
+def position(shape: tuple[int, ...], flat_index: int) -> str:
     """Where a flat index lies, for error messages: 'position 3' or 'row 1, column 2'."""
     if len(shape) == 1:
         return f"position {flat_index}"
     return "row {}, column {}".format(*np.unravel_index(flat_index, shape))
 
 
-def as_scores(values, name: str = "y_score", *, check_nan: bool = True,
+def as_scores(values: Any, name: str = "y_score", *, check_nan: bool = True,
               rows_only: bool = False, ragged: str | None = RAGGED_QUERIES) -> np.ndarray:
     """Scores as native float32 or float64; NaN is an error when ``check_nan``.
 
@@ -319,7 +321,7 @@ def as_scores(values, name: str = "y_score", *, check_nan: bool = True,
     return arr
 
 
-def _as_labels(y_true) -> tuple[np.ndarray, float]:
+def _as_labels(y_true: Any) -> tuple[np.ndarray, float]:
     arr = as_array(y_true, "y_true", RAGGED_QUERIES)
     if arr.dtype.kind not in "biuf":
         raise TypeError("y_true must hold numeric relevance labels (bool, int or float), "
@@ -354,7 +356,7 @@ def _as_labels(y_true) -> tuple[np.ndarray, float]:
     return arr, float(high)
 
 
-def as_indptr(indptr, n_items: int, of: str = "y_score") -> np.ndarray:
+def as_indptr(indptr: Any, n_items: int, of: str = "y_score") -> np.ndarray:
     """CSR offsets over ``n_items`` rows of the array named ``of``, as native int64."""
     arr = as_integers(indptr, "indptr", f"from 0 to len({of}) = {n_items}")
     if arr.dtype.kind not in "iu":
@@ -377,7 +379,7 @@ def as_indptr(indptr, n_items: int, of: str = "y_score") -> np.ndarray:
     return _native_contiguous(arr.astype(np.int64, copy=False))
 
 
-def _group_by_qid(qid, n_items: int):
+def _group_by_qid(qid: Any, n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Sorted unique ids, CSR offsets, and the gather order (None if already grouped)."""
     ids = as_array(qid, "qid", wide="object")
     if ids.ndim != 1 or ids.shape[0] != n_items:
@@ -397,7 +399,8 @@ def _group_by_qid(qid, n_items: int):
     return unique, indptr, order
 
 
-def _tie_keys(doc_ids, shape: tuple, indptr: np.ndarray, shared: bool) -> tuple[np.ndarray, bool]:
+def _tie_keys(doc_ids: Any, shape: tuple[int, ...], indptr: np.ndarray,
+              shared: bool) -> tuple[np.ndarray, bool]:
     """trec_eval's tie order as an int64 key: document id descending, byte-wise.
 
     Returns the keys and whether they are one row's keys that every query reads: one
@@ -429,8 +432,8 @@ def _tie_keys(doc_ids, shape: tuple, indptr: np.ndarray, shared: bool) -> tuple[
     return keys, broadcast
 
 
-def as_batch(y_true, y_score, *, qid=None, indptr=None, doc_ids=None, ties: Ties = Ties.EXPECTED,
-             nan: str = "raise") -> Batch:
+def as_batch(y_true: Any, y_score: Any, *, qid: Any = None, indptr: Any = None, doc_ids: Any = None,
+             ties: Ties = Ties.EXPECTED, nan: str = "raise") -> Batch:
     """Validate one call's inputs and bring them into the canonical CSR form.
 
     Everything but NaN scores: the kernels meet those as they read the scores and

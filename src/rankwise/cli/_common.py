@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _INT64_MAX = 2**63 - 1
 _STDIN = ("-", "/dev/stdin")
@@ -13,9 +17,9 @@ class CliError(Exception):
     """Bad input, with a message already worded for the command line."""
 
 
-def number_type(kind, allowed: str, test):
+def number_type(kind: Callable[[str], T], allowed: str, test: Callable[[T], bool]) -> Callable[[str], T]:
     """An argparse ``type=``: ``kind(text)`` if ``test`` accepts it, else argparse's error."""
-    def convert(text: str):
+    def convert(text: str) -> T:
         try:
             value = kind(text)
         except (ValueError, OverflowError):
@@ -27,7 +31,7 @@ def number_type(kind, allowed: str, test):
     return convert
 
 
-def atol_type(allowed: str, high: int, negative: str):
+def atol_type(allowed: str, high: int, negative: str) -> Callable[[str], int]:
     """An argparse ``type=`` for trec_eval's -l and -M, which it reads with C's atol.
 
     An integer, or a decimal whose fractional part is dropped as atol drops it ('1.5' is
@@ -51,7 +55,7 @@ def atol_type(allowed: str, high: int, negative: str):
     return convert
 
 
-def check_measures(measures, parse, option: str) -> None:
+def check_measures(measures: Iterable[str] | None, parse: Callable[[str], object], option: str) -> None:
     """Parse each name given to ``option`` before any file is read: errors name the option."""
     for name in measures or ():
         try:
@@ -61,7 +65,7 @@ def check_measures(measures, parse, option: str) -> None:
             raise CliError(f"argument {option}: {named}") from None
 
 
-def read_file(cls, path: str, argument: str, depth=None):
+def read_file(cls: Any, path: str, argument: str, depth: int | None = None) -> Any:
     """``cls.read(path)`` with errors that name the command-line argument (and -M, when given)."""
     try:
         return cls.read(path)
@@ -77,6 +81,6 @@ def read_file(cls, path: str, argument: str, depth=None):
         raise CliError(f"argument {argument}: {error}{extra}") from None
 
 
-def one_stdin(paths) -> None:
+def one_stdin(paths: Iterable[str | None]) -> None:
     if sum(path in _STDIN for path in paths) > 1:
         raise CliError("standard input (- or /dev/stdin) can be read once: give it for one file at most")

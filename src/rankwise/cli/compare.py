@@ -1,6 +1,7 @@
 """``rankwise compare QRELS RUN...``: trec_eval's measures per query, paired tests between runs."""
 from __future__ import annotations
 
+import argparse
 import os
 
 from ..stats.significance import (
@@ -21,7 +22,7 @@ _RESAMPLES = number_type(int, "an integer from 1 to 2**30", lambda v: 1 <= v <= 
 _SEED = number_type(int, "an integer from 0 to 2**128 - 1", lambda v: 0 <= v < _SEED_LIMIT)
 
 
-def add_parser(commands) -> None:
+def add_parser(commands: argparse._SubParsersAction) -> None:
     compare = commands.add_parser(
         "compare", help="compare TREC runs query by query with paired significance tests",
         description="Evaluate TREC runs against qrels with trec_eval's measures and compare them query by "
@@ -63,13 +64,13 @@ def add_parser(commands) -> None:
                          dest="output", help="output layout (default text)")
 
 
-def _example_runs() -> tuple:
+def _example_runs() -> tuple[Qrels, dict[str, Run]]:
     qrels, run = read_example()
     second = Run.read(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "example2.run"))
     return qrels, {run.name: run, second.name: second}
 
 
-def _named_runs(paths) -> dict:
+def _named_runs(paths: list[str]) -> dict[str, Run]:
     runs = [read_file(Run, path, "run") for path in paths]
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
@@ -81,7 +82,7 @@ def _named_runs(paths) -> dict:
     return dict(zip(names, runs, strict=True))
 
 
-def report(args) -> str:
+def report(args: argparse.Namespace) -> str:
     if args.example:
         if args.qrels or args.runs:
             raise CliError("pass QRELS and RUN files, or --example, not both")
@@ -109,10 +110,12 @@ def report(args) -> str:
                                  seed=args.seed, on_missing="intersect" if args.intersect else "error",
                                  complete=args.complete)
     except ValueError as error:
-        if not hasattr(error, "n_shared"):
+        facts = vars(error)  # value_error's facts
+        if "n_shared" not in facts:
             raise
-        raise CliError(f"the runs cover different queries: {error.details}; pass --intersect to compare the "
-                        f"{error.n_shared} queries they share, or -c to score the missing ones 0") from None
+        raise CliError(f"the runs cover different queries: {facts['details']}; pass --intersect to compare "
+                       f"the {facts['n_shared']} queries they share, or -c to score the missing ones "
+                       "0") from None
     if args.output == "markdown":
         return report.to_markdown()
     if args.output == "latex":

@@ -1,6 +1,8 @@
 """The bundled example and the `rankwise demo` table: every tie policy side by side."""
 from __future__ import annotations
 
+import argparse
+from collections.abc import Sequence
 from importlib.resources import files
 
 import numpy as np
@@ -15,7 +17,7 @@ DEMO_METRICS = ("MRR", "MAP", "nDCG@10", "P@5", "R@10", "Hits@1", "ERR@10", "RBP
 POLICIES = ("expected", "optimistic", "pessimistic", "stable", "trec")
 
 
-def load_demo() -> dict:
+def load_demo() -> dict[str, np.ndarray]:
     """The bundled example as arrays: ``query``, ``doc`` (str), ``score``, ``label``."""
     text = files("rankwise").joinpath("data", "demo.tsv").read_text(encoding="utf-8")
     rows = [line.split("\t") for line in text.splitlines()[1:] if line]
@@ -24,13 +26,13 @@ def load_demo() -> dict:
             "score": np.array(score, dtype=np.float64), "label": np.array(label, dtype=np.int64)}
 
 
-def _tied_share(data: dict) -> tuple[int, int]:
+def _tied_share(data: dict[str, np.ndarray]) -> tuple[int, int]:
     keys = np.char.add(np.char.add(data["query"], "\t"), data["score"].astype(str))
     _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     return int((counts[inverse] > 1).sum()), keys.size
 
 
-def demo_report(metrics=DEMO_METRICS) -> str:
+def demo_report(metrics: Sequence[str] = DEMO_METRICS) -> str:
     """Evaluate the bundled example under every tie policy and format one table."""
     data = load_demo()
     columns = {}
@@ -68,7 +70,7 @@ def demo_report(metrics=DEMO_METRICS) -> str:
     return "\n".join(lines)
 
 
-def add_parser(commands) -> None:
+def add_parser(commands: argparse._SubParsersAction) -> None:
     demo = commands.add_parser("demo", help="evaluate the bundled example under every tie policy",
                                description="Evaluate the bundled example (graded labels, tied scores) "
                                            "and print one column per tie policy.")
@@ -76,7 +78,7 @@ def add_parser(commands) -> None:
                       help=f"metric to show (repeatable); default: {' '.join(DEMO_METRICS)}")
 
 
-def report(args) -> str:
+def report(args: argparse.Namespace) -> str:
     check_measures(args.metrics, parse_metric, "-m/--metric")
     try:
         return demo_report(tuple(args.metrics) if args.metrics else DEMO_METRICS)

@@ -19,7 +19,7 @@ _LEVEL = atol_type("an integer from 0 to 2**53", 2**53,
 _DEPTH = atol_type("an integer from 0 to 2**63 - 1", _INT64_MAX,
                "trec_eval 10.0 crashes (segmentation fault) on a negative -M")
 
-def add_parser(commands) -> None:
+def add_parser(commands: argparse._SubParsersAction) -> None:
     evaluate = commands.add_parser(
         "eval", help="evaluate a TREC run against qrels, as trec_eval does",
         description="Evaluate a TREC run file against a qrels file with trec_eval 10.0's measures; "
@@ -72,7 +72,7 @@ _REFUSED_WHY = {
 _SUPPORTED = "rankwise eval supports trec_eval's -m, -q, -c, -l, -M, -n, -R qrels and -T trec_results"
 
 
-def _check_trec_options(args) -> None:
+def _check_trec_options(args: argparse.Namespace) -> None:
     """Refuse the trec_eval options rankwise does not implement, naming what it does."""
     for flag in _REFUSED:
         if getattr(args, f"refused{flag}") not in (None, False):
@@ -89,7 +89,7 @@ def _check_trec_options(args) -> None:
                         f"--format {args.output}")
 
 
-def report(args) -> str:
+def report(args: argparse.Namespace) -> str:
     if args.example:
         if args.qrels or args.run:
             raise CliError("pass QRELS and RUN, or --example, not both")
@@ -108,14 +108,15 @@ def report(args) -> str:
         res = trec_eval(qrels, run, measures, complete=args.complete,
                         relevance_level=float(args.level), depth=args.depth, ties=args.ties)
     except ValueError as error:
-        if getattr(error, "qrels_queries", 0) and getattr(error, "run_queries", 0):
-            raise CliError(f"no query of the run has judgements: the qrels have {error.qrels_queries} "
-                            f"queries and the run {error.run_queries}, none in common (trec_eval exits with "
-                            "an error too); -c evaluates the qrels' queries, those the run lacks scoring "
-                            "0") from None
-        if not hasattr(error, "by_depth"):
+        facts = vars(error)  # value_error's facts
+        if facts.get("qrels_queries", 0) and facts.get("run_queries", 0):
+            raise CliError(f"no query of the run has judgements: the qrels have {facts['qrels_queries']} "
+                            f"queries and the run {facts['run_queries']}, none in common (trec_eval exits "
+                            "with an error too); -c evaluates the qrels' queries, those the run lacks "
+                            "scoring 0") from None
+        if "by_depth" not in facts:
             raise
-        names = ", ".join(f"{m} (with -M)" if m in error.by_depth else m for m in error.measures)
+        names = ", ".join(f"{m} (with -M)" if m in facts["by_depth"] else m for m in facts["measures"])
         which = "" if args.measures else " (of the default measures, official: choose others with -m)"
         raise CliError(f"argument --ties: expected has no closed form for {names}{which}; they are not "
                         "linear in the ranking: use --ties trec, optimistic, pessimistic or stable for "
@@ -141,7 +142,7 @@ def report(args) -> str:
     return buffer.getvalue().rstrip("\n")
 
 
-def _json_number(value):
+def _json_number(value: float) -> float | str:
     """A measure's value for JSON, which has no infinity or NaN: those become the strings
     "inf", "-inf" and "nan" (as the CSV output prints them; Python's float() reads them back)."""
     return value if math.isfinite(value) else repr(float(value))

@@ -3,15 +3,19 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._core._enums import Metric
-from .._core.names import make_spec, metric_names, parse_metric
+from .._core.names import MetricSpec, make_spec, metric_names, parse_metric
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.results import Results, mean_over_queries
 from .._core.validation import (
     _EXACT_FLOAT_INT,
+    Batch,
     as_batch,
     as_scores,
     check_choice,
@@ -30,9 +34,9 @@ _EMPTY = ("zero", "skip", "error")
 _MAX_EXPONENTIAL_LABEL = 1023
 
 
-def _check_gains(specs, batch) -> None:
+def _check_gains(specs: Sequence[MetricSpec], batch: Batch) -> None:
     """Refuse labels whose DCG (or mean DCG) could overflow float64, which would give inf or NaN."""
-    gains = {s.gain for s in specs if s.kind in (Metric.DCG, Metric.NDCG)}
+    gains = {s.gain for s in specs if s.kind in (Metric.DCG, Metric.NDCG) and s.gain is not None}
     if "exponential" in gains and batch.max_label > _MAX_EXPONENTIAL_LABEL:
         raise ValueError(f"y_true has labels up to {batch.max_label:g}; gain='exponential' (2**label - 1) "
                          f"overflows above {_MAX_EXPONENTIAL_LABEL}")
@@ -56,8 +60,10 @@ def _check_gains(specs, batch) -> None:
                 "rescale the labels")
 
 
-def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_level, gain, max_grade,
-             empty, nan, n_threads):
+def _compute(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike, *, qid: ArrayLike | None,
+             indptr: ArrayLike | None, doc_ids: ArrayLike | None, ties: str, relevance_level: float,
+             gain: str, max_grade: float | None, empty: str, nan: str, n_threads: int | None,
+             ) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
     """Validate, run the kernel once for all specs, apply the empty-query policy."""
     ties_code = check_ties(ties)
     level = check_level(relevance_level)
@@ -86,7 +92,7 @@ def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_le
     n_relevant = np.empty(n_queries, dtype=np.int64)
     nan_queries = []
 
-    def task(q_start, q_stop, stop):
+    def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
         nan_queries.append(evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key,
                                           batch.shared_scores, kinds, cutoffs, flags, params, ties_code,
                                           level, grade, top_k, q_start, q_stop, values, n_relevant,
@@ -111,9 +117,11 @@ def _compute(specs, y_true, y_score, *, qid, indptr, doc_ids, ties, relevance_le
     return values, columns, specs, batch, n_relevant
 
 
-def evaluate(y_true, y_score, metrics, *, qid=None, indptr=None, doc_ids=None, ties="expected",
-             relevance_level=1, gain="linear", max_grade=None, empty="zero", nan="raise",
-             n_threads=None) -> Results:
+def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str], *,
+             qid: ArrayLike | None = None, indptr: ArrayLike | None = None, doc_ids: ArrayLike | None = None,
+             ties: str = "expected", relevance_level: float = 1, gain: str = "linear",
+             max_grade: float | None = None, empty: str = "zero", nan: str = "raise",
+             n_threads: int | None = None) -> Results:
     """Compute several ranking metrics per query in one pass over the data.
 
     Parameters
@@ -205,17 +213,22 @@ _OPTIONS_DOC = """per_query : bool, default False
         list's length keeps the whole list."""
 
 
-def _metric_function(func):
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _metric_function(func: F) -> F:
     """Give a per-metric function evaluate()'s options in its signature and docstring."""
     signature = inspect.signature(func)
     params = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
-    func.__signature__ = signature.replace(parameters=params + [_EVALUATE_PARAMS[name] for name in _OPTIONS])
-    func.__doc__ = func.__doc__.replace("%(options)s", _OPTIONS_DOC)
+    options = [_EVALUATE_PARAMS[name] for name in _OPTIONS]
+    func.__signature__ = signature.replace(parameters=params + options)  # type: ignore[attr-defined]
+    func.__doc__ = (func.__doc__ or "").replace("%(options)s", _OPTIONS_DOC)
     return func
 
 
-def _single(name: str, kind: Metric, k, y_true, y_score, per_query: bool, options: dict, *,
-            max_grade=None, **spec_params):
+def _single(name: str, kind: Metric, k: int | None, y_true: ArrayLike, y_score: ArrayLike, per_query: bool,
+            options: dict[str, Any], *, max_grade: float | None = None,
+            **spec_params: Any) -> float | np.ndarray:
     """One metric for a per-metric function: the mean, or the per-query values."""
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
@@ -232,7 +245,8 @@ def _single(name: str, kind: Metric, k, y_true, y_score, per_query: bool, option
 
 
 @_metric_function
-def reciprocal_rank(y_true, y_score, k=None, *, per_query=False, **options):
+def reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
+                    *, per_query: bool = False, **options: Any) -> float | np.ndarray:
     """Mean reciprocal rank: 1 / rank of the first relevant item (0 if none, or beyond k).
 
     Parameters
@@ -255,7 +269,8 @@ def reciprocal_rank(y_true, y_score, k=None, *, per_query=False, **options):
 
 
 @_metric_function
-def average_precision(y_true, y_score, k=None, *, per_query=False, **options):
+def average_precision(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
+                      *, per_query: bool = False, **options: Any) -> float | np.ndarray:
     """Average precision (MAP when averaged): sum of precision@i over relevant ranks i <= k, / R.
 
     Divides by R, the number of relevant items of the query, as trec_eval does (not by
@@ -279,7 +294,8 @@ def average_precision(y_true, y_score, k=None, *, per_query=False, **options):
 
 
 @_metric_function
-def ndcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
+def ndcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
+         *, gain: str = "linear", per_query: bool = False, **options: Any) -> float | np.ndarray:
     """Normalised DCG: DCG@k divided by the DCG@k of the labels sorted descending.
 
     Gains are the label values (``"linear"``, trec_eval) or ``2**label - 1``
@@ -306,7 +322,8 @@ def ndcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
 
 
 @_metric_function
-def dcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
+def dcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
+        *, gain: str = "linear", per_query: bool = False, **options: Any) -> float | np.ndarray:
     """Discounted cumulative gain: sum over ranks i <= k of gain(label_i) / log2(i + 1).
 
     Parameters
@@ -328,7 +345,8 @@ def dcg(y_true, y_score, k=None, *, gain="linear", per_query=False, **options):
 
 
 @_metric_function
-def precision(y_true, y_score, k, *, per_query=False, **options):
+def precision(y_true: ArrayLike, y_score: ArrayLike, k: int,
+              *, per_query: bool = False, **options: Any) -> float | np.ndarray:
     """Precision at k: relevant items in the top k, divided by k (even when the list is shorter).
 
     Parameters
@@ -349,7 +367,8 @@ def precision(y_true, y_score, k, *, per_query=False, **options):
 
 
 @_metric_function
-def recall(y_true, y_score, k, *, per_query=False, **options):
+def recall(y_true: ArrayLike, y_score: ArrayLike, k: int,
+           *, per_query: bool = False, **options: Any) -> float | np.ndarray:
     """Recall at k: relevant items in the top k, divided by R.
 
     Parameters
@@ -370,7 +389,8 @@ def recall(y_true, y_score, k, *, per_query=False, **options):
 
 
 @_metric_function
-def r_precision(y_true, y_score, *, per_query=False, **options):
+def r_precision(y_true: ArrayLike, y_score: ArrayLike,
+                *, per_query: bool = False, **options: Any) -> float | np.ndarray:
     """R-precision: relevant items in the top R, divided by R (R = relevant items of the query).
 
     Parameters
@@ -389,7 +409,8 @@ def r_precision(y_true, y_score, *, per_query=False, **options):
 
 
 @_metric_function
-def hit_rate(y_true, y_score, k, *, per_query=False, **options):
+def hit_rate(y_true: ArrayLike, y_score: ArrayLike, k: int,
+             *, per_query: bool = False, **options: Any) -> float | np.ndarray:
     """Hits@k (Success@k): 1 if any relevant item is in the top k, else 0.
 
     Under ``ties="expected"`` it is the probability of that event over tie orderings.
@@ -412,7 +433,8 @@ def hit_rate(y_true, y_score, k, *, per_query=False, **options):
 
 
 @_metric_function
-def err(y_true, y_score, k=None, *, max_grade=None, per_query=False, **options):
+def err(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
+        *, max_grade: float | None = None, per_query: bool = False, **options: Any) -> float | np.ndarray:
     """Expected reciprocal rank (Chapelle et al. 2009).
 
     ``ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j)`` with
@@ -440,7 +462,9 @@ def err(y_true, y_score, k=None, *, max_grade=None, per_query=False, **options):
 
 
 @_metric_function
-def rbp(y_true, y_score, p=0.8, k=None, *, graded=False, max_grade=None, per_query=False, **options):
+def rbp(y_true: ArrayLike, y_score: ArrayLike, p: float = 0.8, k: int | None = None,
+        *, graded: bool = False, max_grade: float | None = None, per_query: bool = False,
+        **options: Any) -> float | np.ndarray:
     """Rank-biased precision (Moffat & Zobel 2008): ``(1 - p) sum_i rel_i p**(i-1)``.
 
     ``rel_i`` is 1 for relevant items (label >= relevance_level), or

@@ -9,6 +9,7 @@ of harmonic numbers are formed without cancellation.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["harmonic", "harmonic_difference", "harmonic2", "mean_power", "expected_reciprocal"]
 
@@ -22,11 +23,11 @@ _H2 = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, _TABLE_SIZE + 1) ** 2)
 _DIRECT_TERMS = 32
 
 
-def _as_float(n) -> np.ndarray:
+def _as_float(n: ArrayLike) -> np.ndarray:
     return np.asarray(n, dtype=np.float64)
 
 
-def harmonic(n) -> np.ndarray:
+def harmonic(n: ArrayLike) -> np.ndarray:
     """H(n) = sum_{j=1..n} 1/j for integers n >= 0, elementwise.
 
     Examples
@@ -45,7 +46,7 @@ def harmonic(n) -> np.ndarray:
     return out
 
 
-def harmonic2(n) -> np.ndarray:
+def harmonic2(n: ArrayLike) -> np.ndarray:
     """H_2(n) = sum_{j=1..n} 1/j^2 for integers n >= 0, elementwise.
 
     Examples
@@ -66,7 +67,7 @@ def harmonic2(n) -> np.ndarray:
     return out
 
 
-def harmonic_difference(a, b) -> np.ndarray:
+def harmonic_difference(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """H(b) - H(a) = sum_{j=a+1..b} 1/j for integers 0 <= a <= b, without cancellation.
 
     Examples
@@ -100,7 +101,7 @@ def harmonic_difference(a, b) -> np.ndarray:
     return out
 
 
-def expected_reciprocal(optimistic, pessimistic) -> np.ndarray:
+def expected_reciprocal(optimistic: ArrayLike, pessimistic: ArrayLike) -> np.ndarray:
     """E[1/r] for r uniform on optimistic..pessimistic (McSherry & Najork's tie-aware RR).
 
     Examples
@@ -117,7 +118,7 @@ _EM = (1 / 12, -1 / 720, 1 / 30240)
 _EM_START = 16
 
 
-def mean_power(n, s) -> np.ndarray:
+def mean_power(n: ArrayLike, s: ArrayLike) -> np.ndarray:
     """(1/n) sum_{j=1..n} j^s for integers n >= 1 and real s in (0, 2], elementwise.
 
     This is E[r^s] for r uniform on 1..n, the building block of the geometric mean

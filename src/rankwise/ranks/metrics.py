@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._core.names import check_cutoff, metric_names, parse_cutoff
 from .._core.validation import as_array, check_choice, check_flag
@@ -115,7 +117,7 @@ def _split_cutoff(text: str, key: str) -> tuple[str, int | None]:
     return name, parse_cutoff(raw, f"rank metric {text!r}")
 
 
-def _make(text: str, base: str, k, transform) -> RankSpec:
+def _make(text: str, base: str, k: int | None, transform: str | None) -> RankSpec:
     if base == "Hits":
         if k is None:
             raise ValueError(f"rank metric {text!r} needs a cutoff, e.g. 'Hits@10'")
@@ -161,7 +163,7 @@ def parse_rank_metric(text: str) -> RankSpec:
     return _make(text, _BASE_ALIASES[name], k, transform)
 
 
-def _weights(weights, n: int) -> np.ndarray | None:
+def _weights(weights: ArrayLike | None, n: int) -> np.ndarray | None:
     """Per-query weights as float64, scaled by a power of two so that the largest is in
     [0.5, 1): every metric is invariant to a common factor, the scaling is exact, and
     neither their sum overflows nor tiny weights lose precision as subnormal numbers.
@@ -228,7 +230,7 @@ class _Evaluation:
     def variance_of_mean(self, per_query_variance: np.ndarray) -> float:
         return float(np.dot(self.share ** 2, per_query_variance))
 
-    def per_query(self, base: str, k) -> np.ndarray:
+    def per_query(self, base: str, k: int | None) -> np.ndarray:
         """Each query's rank, reciprocal rank or hit (MR, MRR, Hits@k) under the policy."""
         expected = self.ties == "expected"
         if base == "MR":
@@ -239,7 +241,7 @@ class _Evaluation:
             return np.clip((k - self.o + 1) / (self.p - self.o + 1), 0.0, 1.0)
         return (self.rank <= k).astype(np.float64)
 
-    def value(self, base: str, k) -> float:
+    def value(self, base: str, k: int | None) -> float:
         r = self.rank
         if _BASES[base][1]:
             return self.mean(self.per_query(base, k))
@@ -261,7 +263,7 @@ class _Evaluation:
         center = _weighted_median(r, self.weights)
         return _MAD_NORMAL * _weighted_median(np.abs(r - center), self.weights)
 
-    def chance(self, base: str, k) -> tuple[float, float]:
+    def chance(self, base: str, k: int | None) -> tuple[float, float]:
         """Expectation and variance of the base statistic when every rank is uniform on 1..C."""
         c = self.c
         if base == "MR":
@@ -307,7 +309,8 @@ def _check_policy(spec: RankSpec, text: str, ties: str) -> None:
         "'pessimistic'" + ("; or take 1 / MRR" if spec.base == "HMR" else ""))
 
 
-def rank_metrics(ranks, metrics, *, ties="expected", weights=None, per_query=False) -> dict:
+def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = "expected",
+                 weights: ArrayLike | None = None, per_query: bool = False) -> dict[str, float | np.ndarray]:
     """Rank-based metrics of link prediction and knowledge-graph completion.
 
     Parameters

@@ -8,7 +8,10 @@ counting pass per query gives them, with no sort and no temporary of the input's
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.validation import as_array, as_indptr, as_integers, as_scores, check_choice, rows_contiguous
@@ -32,7 +35,7 @@ def _read_only(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def _as_counts(values, name: str, minimum: int, maximum: int = MAX_COUNT) -> np.ndarray:
+def _as_counts(values: ArrayLike, name: str, minimum: int, maximum: int = MAX_COUNT) -> np.ndarray:
     """Whole numbers from ``minimum`` to ``maximum`` as a fresh 1-D int64 array.
 
     Integers of any width (uint64 included) and whole floats are accepted; the range
@@ -112,7 +115,8 @@ class Ranks:
     0.3333333333333333
     """
 
-    def __init__(self, greater, equal=None, n_candidates=None):
+    def __init__(self, greater: ArrayLike, equal: ArrayLike | None = None,
+                 n_candidates: ArrayLike | None = None) -> None:
         self._greater = _read_only(_as_counts(greater, "greater", 0))
         n = self._greater.shape[0]
         self._equal = _read_only(np.zeros(n, dtype=np.int64) if equal is None
@@ -152,7 +156,7 @@ class Ranks:
         return ranks
 
     @classmethod
-    def from_ranks(cls, ranks, n_candidates=None) -> Ranks:
+    def from_ranks(cls, ranks: ArrayLike, n_candidates: ArrayLike | None = None) -> Ranks:
         """Wrap ranks computed elsewhere (1 = best), with no ties among them.
 
         Parameters
@@ -179,7 +183,7 @@ class Ranks:
         return cls(_as_counts(arr, "ranks", 1) - 1, None, n_candidates)
 
     @classmethod
-    def concatenate(cls, parts) -> Ranks:
+    def concatenate(cls, parts: Iterable[Ranks]) -> Ranks:
         """Join several Ranks, e.g. the head- and tail-prediction sides of one test set.
 
         ``n_candidates`` is kept when every part knows it.
@@ -239,7 +243,7 @@ class Ranks:
     def __len__(self) -> int:
         return self._greater.shape[0]
 
-    def __getitem__(self, index) -> Ranks:
+    def __getitem__(self, index: int | slice | ArrayLike) -> Ranks:
         """The Ranks of a subset of queries (slice, integer indices or boolean mask).
 
         An integer out of range raises IndexError (so iteration stops there), as lists do;
@@ -249,7 +253,7 @@ class Ranks:
         rows = index if isinstance(index, slice) else self._rows(index)
         return Ranks(self._greater[rows], self._equal[rows], None if c is None else c[rows])
 
-    def _rows(self, index) -> np.ndarray:
+    def _rows(self, index: int | ArrayLike) -> np.ndarray:
         """Query indices or a boolean mask for ``__getitem__``, checked."""
         n = len(self)
         usage = "Ranks index must be an integer, a slice, integer indices or a boolean mask"
@@ -285,7 +289,7 @@ class Ranks:
         return text + ")"
 
 
-def _as_positives(pos_score, name: str = "pos_score") -> np.ndarray:
+def _as_positives(pos_score: ArrayLike, name: str = "pos_score") -> np.ndarray:
     """True-answer scores as float64 (exact for float32 and integers up to 2**53)."""
     arr = as_scores(pos_score, name, check_nan=False, ragged=None)
     if arr.ndim > 1:
@@ -298,7 +302,7 @@ def _as_positives(pos_score, name: str = "pos_score") -> np.ndarray:
     return flat
 
 
-def _as_mask(mask, shape: tuple, what: str) -> np.ndarray:
+def _as_mask(mask: ArrayLike, shape: tuple[int, ...], what: str) -> np.ndarray:
     """A boolean mask of ``shape`` viewed as uint8, rows contiguous (a column slice stays a view)."""
     arr = as_array(mask, "mask", _RAGGED_CANDIDATES)
     if arr.dtype != np.bool_:
@@ -308,7 +312,7 @@ def _as_mask(mask, shape: tuple, what: str) -> np.ndarray:
     return rows_contiguous(arr).view(np.uint8)
 
 
-def _as_true_index(true_index, n_queries: int, lengths: np.ndarray | None = None) -> np.ndarray:
+def _as_true_index(true_index: ArrayLike, n_queries: int, lengths: np.ndarray | None = None) -> np.ndarray:
     """One column index per query, within the query's ``lengths`` columns when they are known
     (else below 2**52, the most candidates a query can have)."""
     arr = as_integers(true_index, "true_index",
@@ -338,7 +342,7 @@ def _as_true_index(true_index, n_queries: int, lengths: np.ndarray | None = None
     return arr.astype(np.int64)
 
 
-def _as_start(start, widths: np.ndarray) -> np.ndarray:
+def _as_start(start: ArrayLike, widths: np.ndarray) -> np.ndarray:
     """RankBuilder.update's ``start``, one per query: an integer column >= 0 (or one per query),
     the chunk ending at most at column 2**52 (the most candidates a query can have)."""
     arr = as_integers(start, "start", f">= 0, with start + the chunk's width at most {_MAX_TEXT}")
@@ -370,17 +374,19 @@ class _Candidates:
     the candidates (-1 where it is not among them), so it is not counted against itself.
     """
 
-    def __init__(self, values, mask, indptr=None, own_column=None):
+    def __init__(self, values: np.ndarray, mask: np.ndarray | None, indptr: np.ndarray | None = None,
+                 own_column: np.ndarray | None = None) -> None:
         self.values = values
         self.mask = mask
         self.ragged = indptr is not None
         # Offsets also weigh the queries when they are split over threads.
-        self.indptr = indptr if self.ragged else (
+        self.indptr: np.ndarray = indptr if indptr is not None else (
             np.arange(values.shape[0] + 1, dtype=np.int64) * values.shape[1])
         self.own_column = own_column
 
     @classmethod
-    def from_arrays(cls, values, n_queries: int, mask, indptr, name: str, single: bool):
+    def from_arrays(cls, values: np.ndarray, n_queries: int, mask: ArrayLike | None, indptr: ArrayLike | None,
+                    name: str, single: bool) -> _Candidates:
         """Dense (Q, N) or ragged (1-D + indptr) candidates; 1-D alone is one query."""
         if values.ndim == 1 and indptr is None and single:
             values = values[None, :]
@@ -403,7 +409,7 @@ class _Candidates:
     def lengths(self) -> np.ndarray:
         return np.diff(self.indptr)
 
-    def at(self, array: np.ndarray, columns: np.ndarray, queries=None) -> np.ndarray:
+    def at(self, array: np.ndarray, columns: np.ndarray, queries: np.ndarray | None = None) -> np.ndarray:
         """``array`` (values or mask) at one column per query."""
         queries = np.arange(columns.shape[0]) if queries is None else queries
         if self.ragged:
@@ -418,13 +424,13 @@ class _Candidates:
         if self.ragged:
             mask = self.mask if self.mask is not None else np.empty(0, dtype=np.uint8)
 
-            def task(q_start, q_stop, stop):
+            def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
                 counts[q_start:q_stop] = 0
                 count_ragged(self.values, self.indptr, pos, mask, q_start, q_stop, counts, stop)
         else:
             mask = self.mask if self.mask is not None else np.empty((0, 0), dtype=np.uint8)
 
-            def task(q_start, q_stop, stop):
+            def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
                 counts[q_start:q_stop] = 0
                 count_dense(self.values, pos, mask, q_start, q_stop, counts, stop)
 
@@ -443,7 +449,7 @@ class _Candidates:
         return counts
 
 
-def _count_pool(pos: np.ndarray, pool: np.ndarray, mask, n_threads: int) -> np.ndarray:
+def _count_pool(pos: np.ndarray, pool: np.ndarray, mask: ArrayLike | None, n_threads: int) -> np.ndarray:
     """Counts against one pool shared by all queries (OGB's Hits@K protocol).
 
     With no mask or one mask for all, the pool is sorted once and each positive is
@@ -482,8 +488,10 @@ def _ranks_from_counts(counts: np.ndarray, nan: str) -> Ranks:
     return Ranks._from_counts(counts[:, _GREATER], counts[:, _EQUAL], candidates)
 
 
-def rank_positive(pos_score=None, neg_scores=None, mask=None, *, scores=None, true_index=None,
-                  indptr=None, nan="raise", n_threads=None) -> Ranks:
+def rank_positive(pos_score: ArrayLike | None = None, neg_scores: ArrayLike | None = None,
+                  mask: ArrayLike | None = None, *, scores: ArrayLike | None = None,
+                  true_index: ArrayLike | None = None, indptr: ArrayLike | None = None, nan: str = "raise",
+                  n_threads: int | None = None) -> Ranks:
     """Rank each query's true answer against its candidates, in one pass with no sort.
 
     Two ways to pass the scores:
@@ -575,7 +583,8 @@ def rank_positive(pos_score=None, neg_scores=None, mask=None, *, scores=None, tr
     return _ranks_from_counts(counts, nan)
 
 
-def _score_matrix(scores, true_index, mask, indptr) -> tuple[_Candidates, np.ndarray]:
+def _score_matrix(scores: ArrayLike, true_index: ArrayLike, mask: ArrayLike | None,
+                  indptr: ArrayLike | None) -> tuple[_Candidates, np.ndarray]:
     """Candidates and true-answer scores of the PyKEEN form: all scores plus the true column."""
     values = as_scores(scores, "scores", check_nan=False, rows_only=True, ragged=_RAGGED_CANDIDATES)
     single = values.ndim == 1 and indptr is None
@@ -623,7 +632,8 @@ class RankBuilder:
     (array([2, 1]), array([1, 1]))
     """
 
-    def __init__(self, pos_score, *, true_index=None, nan="raise", n_threads=None):
+    def __init__(self, pos_score: ArrayLike, *, true_index: ArrayLike | None = None, nan: str = "raise",
+                 n_threads: int | None = None) -> None:
         self._nan = check_choice(nan, "nan", _NAN)
         self._threads = effective_n_threads(n_threads)
         self._pos = _as_positives(pos_score)
@@ -632,7 +642,8 @@ class RankBuilder:
             self._true_index = _as_true_index(true_index, self._pos.shape[0])
         self._counts = np.zeros((self._pos.shape[0], 4), dtype=np.int64)
 
-    def update(self, neg_scores, mask=None, *, indptr=None, start=None) -> RankBuilder:
+    def update(self, neg_scores: ArrayLike, mask: ArrayLike | None = None, *, indptr: ArrayLike | None = None,
+               start: ArrayLike | None = None) -> RankBuilder:
         """Add one chunk of candidates: (Q, n) dense, or 1-D ragged with ``indptr=``.
 
         ``start`` (an int, or one per query) is the column of the chunk's first

@@ -26,12 +26,14 @@ import io
 import math
 import sys
 from collections import namedtuple
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._core.parallel import effective_n_threads, max_threads, run_in_chunks
+from .._core.parallel import ChunkTask, effective_n_threads, max_threads, run_in_chunks
 from .._core.results import Results
 from .._core.validation import as_array, check_choice, value_error
 from ..trec.evaluation import Qrels, Run, TrecResults, trec_eval
@@ -222,7 +224,7 @@ class MannWhitneyResult:
 # Inputs: per-query values, aligned by query id
 # --------------------------------------------------------------------------------------
 
-def _numbers(values, name: str) -> np.ndarray:
+def _numbers(values: Any, name: str) -> np.ndarray:
     if isinstance(values, np.ma.MaskedArray):
         raise TypeError(f"{name} is a masked array; pass the values to compare (e.g. "
                         f"{name}.filled(np.nan) with nan_policy='omit')")
@@ -241,12 +243,12 @@ def _numbers(values, name: str) -> np.ndarray:
     return arr.astype(np.float64)
 
 
-def _is_series(x) -> bool:
+def _is_series(x: object) -> bool:
     pandas = sys.modules.get("pandas")
     return pandas is not None and isinstance(x, pandas.Series)
 
 
-def _per_query(x, name: str, metric):
+def _per_query(x: Any, name: str, metric: str | None) -> tuple[Any, np.ndarray]:
     """(query ids or None, float64 values) of one system."""
     if isinstance(x, (Results, TrecResults)):
         names = tuple(x.names)
@@ -269,7 +271,7 @@ def _per_query(x, name: str, metric):
     return None, _numbers(x, name)
 
 
-def _check_metric(metric, *inputs) -> None:
+def _check_metric(metric: object, *inputs: object) -> None:
     if metric is None:
         return
     if not isinstance(metric, str):
@@ -279,7 +281,7 @@ def _check_metric(metric, *inputs) -> None:
                         "one")
 
 
-def _check_unique(ids: list, name: str) -> None:
+def _check_unique(ids: list[Any], name: str) -> None:
     if len(set(ids)) != len(ids):
         seen = set()
         for q in ids:
@@ -288,7 +290,7 @@ def _check_unique(ids: list, name: str) -> None:
             seen.add(q)
 
 
-def _canonical_order(ids: list) -> list:
+def _canonical_order(ids: list[Any]) -> list[Any]:
     """Positions of ``ids`` in sorted order (the input order if the ids do not sort)."""
     try:
         return sorted(range(len(ids)), key=ids.__getitem__)
@@ -296,7 +298,7 @@ def _canonical_order(ids: list) -> list:
         return list(range(len(ids)))
 
 
-def _id_kind(q) -> str:
+def _id_kind(q: object) -> str:
     if isinstance(q, (bytes, np.bytes_)):
         return "bytes"
     if isinstance(q, str):
@@ -304,7 +306,7 @@ def _id_kind(q) -> str:
     return "numbers" if isinstance(q, (int, float, np.number)) else type(q).__name__
 
 
-def _id_kinds_hint(systems: list) -> list:
+def _id_kinds_hint(systems: list[Any]) -> list[str]:
     """Why inputs share no query, when their ids are of kinds that never compare equal
     (b"q1" is not "q1", nor "1" the number 1): [a sentence] or []."""
     kinds = [{_id_kind(q) for q in ids} for _, ids, _ in systems]
@@ -314,7 +316,7 @@ def _id_kinds_hint(systems: list) -> list:
     return [f"the ids are {held}, which never equal each other (b'q1' is not 'q1', '1' is not 1)"]
 
 
-def _align(systems: list, on_missing: str):
+def _align(systems: list[Any], on_missing: str) -> tuple[list[Any] | None, list[np.ndarray]]:
     """Align (name, ids, values) triples by query id; returns (ids or None, [values])."""
     keyed = [ids is not None for _, ids, _ in systems]
     if not any(keyed):
@@ -351,11 +353,12 @@ def _align(systems: list, on_missing: str):
     return common, values
 
 
-def _where(ids, i: int) -> str:
+def _where(ids: Sequence[Any] | None, i: int) -> str:
     return f"position {i}" if ids is None else f"query {ids[i]!r}"
 
 
-def _finite_rows(ids, names: list, values: list, nan_policy: str):
+def _finite_rows(ids: list[Any] | None, names: list[str], values: list[np.ndarray],
+                 nan_policy: str) -> tuple[list[Any] | None, list[np.ndarray]]:
     """Drop rows with a NaN anywhere (nan_policy='omit') or raise; infinities always raise."""
     keep = np.ones(values[0].shape[0], dtype=bool)
     for name, v in zip(names, values, strict=True):
@@ -414,7 +417,8 @@ def _mean_of(values: np.ndarray) -> float:
     return _unscaled(_mean(_scaled(values, k)), k)
 
 
-def _differences(a: np.ndarray, b: np.ndarray, ids, names=("a", "b")):
+def _differences(a: np.ndarray, b: np.ndarray, ids: Sequence[Any] | None,
+                 names: tuple[str, str] = ("a", "b")) -> tuple[np.ndarray, int]:
     """(d, k): the snapped differences ``a - b`` in units of 2**k, and k.
 
     Differences beyond the float64 range raise: their mean and resamples could not be returned.
@@ -437,7 +441,7 @@ def _differences(a: np.ndarray, b: np.ndarray, ids, names=("a", "b")):
 # Argument checks
 # --------------------------------------------------------------------------------------
 
-def _choice(value, name: str, choices) -> str:
+def _choice(value: object, name: str, choices: Sequence[str]) -> str:
     """``value`` if it is one of the names ``choices``: TypeError for a non-str, ValueError otherwise."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, one of {', '.join(map(repr, choices))}, got {value!r}")
@@ -447,7 +451,7 @@ def _choice(value, name: str, choices) -> str:
     return check_choice(value, name, choices)
 
 
-def _check_n_resamples(value) -> int:
+def _check_n_resamples(value: object) -> int:
     allowed = f"an integer from 1 to 2**30 ({MAX_RESAMPLES:,})"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"n_resamples must be {allowed}, got {value!r}")
@@ -456,7 +460,7 @@ def _check_n_resamples(value) -> int:
     return int(value)
 
 
-def _check_fraction(value, name: str) -> float:
+def _check_fraction(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a number in (0, 1), got {value!r}")
     if not 0 < value < 1:  # int or float, compared exactly (NaN fails)
@@ -464,7 +468,7 @@ def _check_fraction(value, name: str) -> float:
     return float(value)
 
 
-def _check_seed(seed):
+def _check_seed(seed: object) -> int | None:
     """The seed as an int, or None: an integer in [0, 2**128)."""
     if seed is None:
         return None
@@ -478,7 +482,7 @@ def _check_seed(seed):
     return int(seed)
 
 
-def _resolve_seed(seed):
+def _resolve_seed(seed: object) -> tuple[int, int, int]:
     """(seed as an int, two 64-bit kernel keys); None draws fresh entropy (128 bits)."""
     seed = _check_seed(seed)
     if seed is None:
@@ -502,7 +506,7 @@ def _allocate(n_resamples: int) -> np.ndarray:
 # Resampling (the kernel, over threads)
 # --------------------------------------------------------------------------------------
 
-def _over_resamples(task, n_resamples: int, work_per_resample: int, n_threads) -> None:
+def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n_threads: int | None) -> None:
     """Call ``task(r_start, r_stop, stop=flag)`` over 0..n_resamples-1 in equal chunks, one per thread.
 
     Through the shared runner (``_core/parallel.py``): Ctrl-C stops the kernels within milliseconds.
@@ -518,22 +522,23 @@ def _over_resamples(task, n_resamples: int, work_per_resample: int, n_threads) -
 
 
 def _sign_flip_distribution(d: np.ndarray, exact: bool, n_resamples: int, key0: int, key1: int,
-                            n_threads) -> np.ndarray:
+                            n_threads: int | None) -> np.ndarray:
     """Signed sums of ``d``: every sign pattern (exact) or ``n_resamples`` random ones."""
     out = _allocate(n_resamples)
     table_size = min(-(-d.shape[0] // 8) * 256, _TABLE_DOUBLES)
 
-    def task(r_start, r_stop, stop):
+    def task(r_start: int, r_stop: int, stop: np.ndarray) -> None:
         sign_flip_sums(d, key0, key1, exact, r_start, r_stop, out[r_start:r_stop], np.empty(table_size), stop)
 
     _over_resamples(task, n_resamples, max(d.shape[0] // 8, 1), n_threads)
     return out
 
 
-def _bootstrap_distribution(d: np.ndarray, n_resamples: int, key0: int, key1: int, n_threads) -> np.ndarray:
+def _bootstrap_distribution(d: np.ndarray, n_resamples: int, key0: int, key1: int,
+                            n_threads: int | None) -> np.ndarray:
     out = _allocate(n_resamples)
 
-    def task(r_start, r_stop, stop):
+    def task(r_start: int, r_stop: int, stop: np.ndarray) -> None:
         bootstrap_sums(d, key0, key1, r_start, r_stop, out[r_start:r_stop], stop)
 
     _over_resamples(task, n_resamples, d.shape[0], n_threads)
@@ -569,7 +574,8 @@ def _means_of_sums(sums: np.ndarray, n: int, low: float, high: float) -> np.ndar
     return np.clip(sums, low, high, out=sums)
 
 
-def _randomization(d, alternative, n_resamples, seed, n_threads):
+def _randomization(d: np.ndarray, alternative: str, n_resamples: int, seed: object,
+                   n_threads: int | None) -> tuple[float, np.ndarray, int, bool, int | None]:
     n = d.shape[0]
     exact = n <= 62 and (1 << n) <= n_resamples
     # Rounding in a sum of n terms moves it by less than (n - 1) * eps / 2 * sum|d_i| in any order
@@ -590,7 +596,8 @@ def _randomization(d, alternative, n_resamples, seed, n_threads):
     return min(pvalue, 1.0), _means_of_sums(sums, n, -top, top), drawn, exact, seed
 
 
-def _bca_levels(means: np.ndarray, observed: float, centred: np.ndarray, spread: float, alpha: float):
+def _bca_levels(means: np.ndarray, observed: float, centred: np.ndarray, spread: float,
+               alpha: float) -> list[float]:
     """scipy.stats.bootstrap's BCa levels; the jackknife of a mean has the closed form d_i - mean.
 
     NaN where BCa is undefined (the observed mean outside every resampled mean)."""
@@ -605,7 +612,9 @@ def _bca_levels(means: np.ndarray, observed: float, centred: np.ndarray, spread:
         return ndtr(z0 + shift / (1 - acceleration * shift)).tolist()
 
 
-def _bootstrap(d, alternative, n_resamples, seed, confidence, ci_method, n_threads):
+def _bootstrap(d: np.ndarray, alternative: str, n_resamples: int, seed: object, confidence: float,
+               ci_method: str,
+               n_threads: int | None) -> tuple[float, float, np.ndarray, ConfidenceInterval, int]:
     n = d.shape[0]
     if n >= 1 << 32:
         raise ValueError(f"the bootstrap draws indices below 2**32; got {n} queries")
@@ -670,7 +679,7 @@ def _one_sided_certain(mean: float, alternative: str) -> float:
     return 0.0 if (mean > 0) == (alternative == "greater") else 1.0
 
 
-def _t_test(d, alternative):
+def _t_test(d: np.ndarray, alternative: str) -> tuple[float, float]:
     from scipy.stats import ttest_1samp
 
     mean, sd = _mean(d), _spread(d)
@@ -682,7 +691,7 @@ def _t_test(d, alternative):
     return float(res.statistic), float(res.pvalue)
 
 
-def _wilcoxon(d, alternative, zero_method):
+def _wilcoxon(d: np.ndarray, alternative: str, zero_method: str) -> tuple[float, float]:
     from scipy.stats import wilcoxon
 
     if not np.any(d):
@@ -691,7 +700,7 @@ def _wilcoxon(d, alternative, zero_method):
     return float(res.statistic), float(res.pvalue)
 
 
-def _sign_test(d, alternative):
+def _sign_test(d: np.ndarray, alternative: str) -> tuple[float, float]:
     from scipy.stats import binomtest
 
     positive, nonzero = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d))
@@ -708,8 +717,9 @@ def _effect_size(d: np.ndarray) -> float:
     return 0.0 if mean == 0 else math.copysign(math.inf, mean)
 
 
-def _paired_test(d, k, test, alternative, n_resamples, seed, confidence, ci_method, zero_method,
-                 n_threads) -> ComparisonResult:
+def _paired_test(d: np.ndarray, k: int, test: str, alternative: str, n_resamples: int, seed: object,
+                 confidence: float, ci_method: str, zero_method: str,
+                 n_threads: int | None) -> ComparisonResult:
     """The test on differences ``d`` in units of 2**k (``_differences``); results in the data's units."""
     n = d.shape[0]
     if n < 2:
@@ -744,7 +754,9 @@ def _paired_test(d, k, test, alternative, n_resamples, seed, confidence, ci_meth
                             distribution)
 
 
-def _check_test_options(test, alternative, n_resamples, confidence, ci_method, zero_method, seed, n_threads):
+def _check_test_options(test: object, alternative: object, n_resamples: object, confidence: object,
+                        ci_method: object, zero_method: object, seed: object,
+                        n_threads: int | None) -> tuple[int, float, int | None]:
     """Every option of a paired test, checked before any work: (n_resamples, confidence, seed)."""
     _choice(test, "test", TESTS)
     _choice(alternative, "alternative", ALTERNATIVES)
@@ -761,9 +773,11 @@ def _check_test_options(test, alternative, n_resamples, confidence, ci_method, z
 # Public functions
 # --------------------------------------------------------------------------------------
 
-def compare(a, b, test="randomization", *, alternative="two-sided", n_resamples=10_000, seed=None,
-            confidence=0.95, metric=None, on_missing="error", nan_policy="raise", ci_method="bca",
-            zero_method="wilcox", n_threads=None) -> ComparisonResult:
+def compare(a: ArrayLike | Results | TrecResults, b: ArrayLike | Results | TrecResults,
+            test: str = "randomization", *, alternative: str = "two-sided", n_resamples: int = 10_000,
+            seed: int | None = None, confidence: float = 0.95, metric: str | None = None,
+            on_missing: str = "error", nan_policy: str = "raise", ci_method: str = "bca",
+            zero_method: str = "wilcox", n_threads: int | None = None) -> ComparisonResult:
     """Paired significance test of system ``a`` against system ``b`` on the same queries.
 
     Parameters
@@ -874,7 +888,9 @@ def compare(a, b, test="randomization", *, alternative="two-sided", n_resamples=
                         n_threads)
 
 
-def mann_whitney(a, b, *, alternative="two-sided", metric=None, nan_policy="raise") -> MannWhitneyResult:
+def mann_whitney(a: ArrayLike | Results | TrecResults, b: ArrayLike | Results | TrecResults, *,
+                 alternative: str = "two-sided", metric: str | None = None,
+                 nan_policy: str = "raise") -> MannWhitneyResult:
     """Mann-Whitney U test for two independent samples (e.g. two datasets of test triples).
 
     Ignores any pairing: use :func:`compare` when both systems ran on the same queries.
@@ -933,7 +949,7 @@ def mann_whitney(a, b, *, alternative="two-sided", metric=None, nan_policy="rais
     return MannWhitneyResult(u, float(res.pvalue), 2 * u / (n_a * n_b) - 1, n_a, n_b, alternative)
 
 
-def _pvalues(pvalues) -> np.ndarray:
+def _pvalues(pvalues: ArrayLike) -> np.ndarray:
     """The p-values of ``correct`` as a float64 copy: numbers in [0, 1], any shape."""
     allowed = "an array-like of numbers in [0, 1] (one family of p-values)"
     if pvalues is None or isinstance(pvalues, (str, bytes)):
@@ -954,7 +970,7 @@ def _pvalues(pvalues) -> np.ndarray:
     return p
 
 
-def correct(pvalues, method="holm") -> np.ndarray:
+def correct(pvalues: ArrayLike, method: str = "holm") -> np.ndarray:
     """Adjust p-values for multiple comparisons.
 
     Parameters
@@ -1031,7 +1047,7 @@ class Comparison:
     ties: int
     losses: int
 
-    def record(self, means: dict) -> dict:
+    def record(self, means: dict[str, dict[str, float]]) -> dict[str, Any]:
         r = self.result
         return {"metric": self.metric, "system": self.system, "other": self.other,
                 "mean": means[self.metric][self.system], "other_mean": means[self.metric][self.other],
@@ -1049,7 +1065,7 @@ def _latex(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
-def _letters(count: int) -> list:
+def _letters(count: int) -> list[str]:
     """a, b, ..., z, aa, ab, ... : labels of systems in an all-pairs report."""
     out = []
     for i in range(count):
@@ -1074,7 +1090,7 @@ def _cell(value: float, decimals: int, sign: bool = False) -> str:
     return f"{value:{plus}.{decimals}f}"
 
 
-def _table(rows: list, right: set) -> list:
+def _table(rows: list[list[str]], right: set[int]) -> list[str]:
     """Plain-text columns: rows of strings, padded; columns in ``right`` aligned right."""
     widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
     return ["  ".join(cell.rjust(w) if j in right else cell.ljust(w) for j, (cell, w)
@@ -1106,7 +1122,18 @@ class ComparisonReport:
         comparison of the report).
     """
 
-    def __init__(self, systems, metrics, baseline, means, comparisons, n_queries, options):
+    # The options of the call, set from compare_systems' ``options``.
+    test: str
+    alternative: str
+    correction: str | None
+    family: str
+    alpha: float
+    n_resamples: int
+    seed: int | None
+
+    def __init__(self, systems: Iterable[str], metrics: Iterable[str], baseline: str | None,
+                 means: dict[str, dict[str, float]], comparisons: Iterable[Comparison],
+                 n_queries: dict[str, int], options: dict[str, Any]) -> None:
         self.systems = tuple(systems)
         self.metrics = tuple(metrics)
         self.baseline = baseline
@@ -1166,7 +1193,7 @@ class ComparisonReport:
             return f"*: {adjusted} < {self.alpha:g} against the baseline"
         return f"letters: the mean is higher than that system's, with {adjusted} < {self.alpha:g}"
 
-    def _mean_rows(self, mark) -> list:
+    def _mean_rows(self, mark: Callable[[str], str]) -> list[list[str]]:
         marks = self._marks()
         rows = [["system", *self.metrics]]
         for s in self.systems:
@@ -1174,7 +1201,7 @@ class ComparisonReport:
                          *(f"{_cell(self.means[m][s], 4)}{mark(marks[m, s])}" for m in self.metrics)])
         return rows
 
-    def _detail_rows(self) -> list:
+    def _detail_rows(self) -> list[list[str]]:
         ci_method = self.comparisons[0].result.ci_method if self.comparisons else "t"
         level = self.comparisons[0].result.confidence_level if self.comparisons else 0.95
         rows = [["comparison", "metric", "difference", f"{level:.0%} CI ({ci_method})", "effect size", "p",
@@ -1188,7 +1215,7 @@ class ComparisonReport:
                          f"{c.wins}/{c.ties}/{c.losses}"])
         return rows
 
-    def _notes(self) -> list:
+    def _notes(self) -> list[str]:
         """What the degenerate comparisons' numbers mean, when the report has any."""
         notes = ["W/T/L: queries where the first system scores higher / the same / lower"]
         if any(c.ties == c.result.n for c in self.comparisons):
@@ -1220,7 +1247,7 @@ class ComparisonReport:
         mark = ((lambda m: r"\*" if m else "") if self.baseline is not None
                 else (lambda m: f"<sup>{m}</sup>" if m else ""))
 
-        def table(rows, right):
+        def table(rows: list[list[str]], right: set[int]) -> list[str]:
             head = "| " + " | ".join(rows[0]) + " |"
             rule = "|" + "|".join("---:" if j in right else ":---" for j in range(len(rows[0]))) + "|"
             return [head, rule] + ["| " + " | ".join(row) + " |" for row in rows[1:]]
@@ -1251,7 +1278,7 @@ class ComparisonReport:
         lines += [r"\bottomrule", r"\end{tabular}"]
         return "\n".join(lines)
 
-    def _records(self) -> list:
+    def _records(self) -> list[dict[str, Any]]:
         return [c.record(self.means) for c in self.comparisons]
 
     def to_csv(self) -> str:
@@ -1263,7 +1290,7 @@ class ComparisonReport:
             writer.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in record.items()})
         return buffer.getvalue()
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """One row per comparison: metric, system, other, their means, difference, CI, effect
         size, statistic, raw and adjusted p-values, significance, wins/ties/losses, n. Needs pandas."""
         try:
@@ -1274,7 +1301,7 @@ class ComparisonReport:
         return pd.DataFrame(self._records())
 
 
-def _systems(runs, qrels) -> list:
+def _systems(runs: Any, qrels: Qrels | None) -> list[Any]:
     """[(name, system)] from a dict, or a sequence of named Runs / TrecResults; checked before any work."""
     if isinstance(runs, Mapping):
         items = list(runs.items())
@@ -1311,7 +1338,7 @@ def _systems(runs, qrels) -> list:
     return items
 
 
-def _check_metrics(metrics):
+def _check_metrics(metrics: object) -> list[str] | None:
     """None (the default measures), or the metric names as a non-empty list of distinct str."""
     if metrics is None:
         return None
@@ -1334,7 +1361,8 @@ def _check_metrics(metrics):
     return [str(metric) for metric in metrics]
 
 
-def _evaluated(items, qrels, metrics, complete, n_threads):
+def _evaluated(items: list[Any], qrels: Qrels | None, metrics: list[str] | None, complete: bool,
+               n_threads: int | None) -> tuple[list[Any], list[str]]:
     """Every system as Results / TrecResults, and the metric names to compare."""
     out = []
     for name, system in items:
@@ -1372,10 +1400,13 @@ def _check_kept(n_resamples: int, comparisons: int) -> None:
                          f"pass n_resamples <= {MAX_RESAMPLES // comparisons:,}")
 
 
-def compare_systems(runs, qrels=None, metrics=None, *, baseline=None, test="randomization", correction="holm",
-                    alpha=0.05, family="metric", alternative="two-sided", n_resamples=10_000, seed=None,
-                    confidence=0.95, on_missing="error", nan_policy="raise", complete=False,
-                    n_threads=None) -> ComparisonReport:
+def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None = None,
+                    metrics: str | Sequence[str] | None = None, *, baseline: str | None = None,
+                    test: str = "randomization", correction: str | None = "holm", alpha: float = 0.05,
+                    family: str = "metric", alternative: str = "two-sided", n_resamples: int = 10_000,
+                    seed: int | None = None, confidence: float = 0.95, on_missing: str = "error",
+                    nan_policy: str = "raise", complete: bool = False,
+                    n_threads: int | None = None) -> ComparisonReport:
     """Compare systems metric by metric: means, paired tests, corrected p-values, a report.
 
     Parameters

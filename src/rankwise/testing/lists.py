@@ -5,9 +5,8 @@ metric that rankwise computes, written so that each line can be checked by eye
 against the written definition.  It does not import or share any code with the
 library under test.
 
-Only the standard library is used (fractions, itertools, math), except for
-``numpy_rr_ap``, the vectorised-NumPy benchmark baseline, which imports numpy
-inside the function.
+The references use only the standard library (fractions, itertools, math);
+numpy serves ``numpy_rr_ap`` alone, the vectorised-NumPy benchmark baseline.
 
 Conventions
 -----------
@@ -45,6 +44,9 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from typing import Any
+
+import numpy as np
 
 __all__ = [
     "METRICS",
@@ -209,6 +211,8 @@ def _err(labels, k, max_grade):
     # sum over i <= k of (1/i) * R_i * prod_{j<i} (1 - R_j),
     # R_i = (2**l_i - 1) / 2**max_grade.
     exact = _is_exact_integer(max_grade) and all(_is_exact_integer(l) for l in labels)
+    total: Fraction | float
+    not_stopped_yet: Fraction | float
     if exact:
         denominator = 2 ** int(max_grade)
 
@@ -241,6 +245,7 @@ def _rbp(labels, k, level, p, graded, max_grade):
     else:
         exact = _is_exact(p)
 
+    total: Fraction | float
     if exact:
         p = Fraction(p)
         total = Fraction(0)
@@ -248,6 +253,7 @@ def _rbp(labels, k, level, p, graded, max_grade):
         p = float(p)
         total = 0.0
 
+    rel: Fraction | float
     for i, label in enumerate(_top(labels, k), start=1):
         if graded:
             if exact:
@@ -342,7 +348,7 @@ def tie_groups(scores, nan_last=False):
         raise ValueError("scores contain NaN; pass nan_last=True to rank NaN last")
 
     # Distinct (non-NaN) score values, compared with ==.
-    distinct = []
+    distinct: list[Any] = []
     for s in scores:
         if _is_nan(s):
             continue
@@ -378,8 +384,8 @@ def _order_group(group, labels, ties, doc_ids):
 
 def _count_distinct_permutations(items):
     """Number of distinct orderings of a multiset: n! / prod(multiplicity!)."""
-    multiplicities = []
-    seen = []
+    multiplicities: list[int] = []
+    seen: list[Any] = []
     for x in items:
         for j, y in enumerate(seen):
             if x == y:
@@ -399,7 +405,7 @@ def _distinct_permutations(items):
     if not items:
         yield ()
         return
-    used_first = []
+    used_first: list[Any] = []
     for idx, first in enumerate(items):
         if any(first == y for y in used_first):
             continue  # an equal value was already tried in first place
@@ -497,8 +503,6 @@ def numpy_rr_ap(indptr, y_score, y_true, level=1):
     Ties are broken stably (input order), no cutoff.
     Returns (rr, ap), two float64 arrays of length Q.
     """
-    import numpy as np
-
     indptr = np.asarray(indptr)
     y_score = np.asarray(y_score)
     y_true = np.asarray(y_true)

@@ -215,16 +215,17 @@ def weighted_median(values, weights=None):
     total = sum(w, Fraction(0))
     half = total / 2
     support = sorted(set(v for v, wi in zip(values, w, strict=True) if wi > 0))
-    lower = None
+    lower: Fraction | None = None
     for v in support:
         if sum((wi for x, wi in zip(values, w, strict=True) if x <= v), Fraction(0)) >= half:
             lower = v
             break
-    upper = None
+    upper: Fraction | None = None
     for v in reversed(support):
         if sum((wi for x, wi in zip(values, w, strict=True) if x >= v), Fraction(0)) >= half:
             upper = v
             break
+    assert lower is not None and upper is not None  # the weights reach W/2 from either side
     return (lower + upper) / 2
 
 
@@ -366,6 +367,7 @@ def chance_moments(base, n_candidates, k=None, weights=None):
     n = len(n_candidates)
     w = _weights(weights, n)
     total = sum(w, Fraction(0))
+    e: float | Fraction
     if base == "GMR":
         e = 1.0
         second = 1.0

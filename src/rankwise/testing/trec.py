@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -65,7 +66,7 @@ _RECALL_POINTS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 # Parameter kinds: "none"; "long" cutoffs (one printed value each, name_%ld);
 # "double" cutoffs (one value each, name_%3.2f); "params" (one value, name_<raw text>);
 # "pairs" (nDCG gains, one value, name_<raw text>).
-KIND = {
+KIND: dict[str, tuple[str, Any]] = {
     "iprec_at_recall": ("double", _RECALL_POINTS),
     "P": ("long", _LONG_CUTS), "recall": ("long", _LONG_CUTS), "ndcg_cut": ("long", _LONG_CUTS),
     "map_cut": ("long", _LONG_CUTS), "relative_P": ("long", _LONG_CUTS), "success": ("long", [1, 5, 10]),
@@ -81,7 +82,7 @@ GEOMETRIC = {"gm_map", "gm_bpref"}
 class Spec:
     root: str
     name: str
-    value: object = None       # the cutoff (long/double) or the parameter list / gain pairs
+    value: Any = None          # the cutoff (long/double) or the parameter list / gain pairs
 
 
 def _c_atol(text: str) -> int:
@@ -258,7 +259,7 @@ def iprec(q: Query, p: float) -> float:
     if need > q.num_rel_ret or q.num_rel_ret == 0:
         return 0.0
     need = max(need, 1)
-    found, start = 0, None
+    found, start = 0, 0  # start is set: need <= num_rel_ret relevant documents are ranked
     for i, r in enumerate(q.rels):
         if q.is_rel(r):
             found += 1

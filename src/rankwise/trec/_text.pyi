@@ -1,4 +1,5 @@
 import enum
+import mmap
 
 import numpy as np
 import numpy.typing as npt
@@ -29,7 +30,7 @@ def parse_numbers(
     data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]: ...
 def parse_lines(
-    buf: bytes | npt.NDArray[np.uint8],
+    buf: bytes | mmap.mmap | npt.NDArray[np.uint8],
     run: bool,
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None | tuple[

@@ -18,9 +18,12 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
 from .._core.validation import as_array, as_real, check_choice, check_flag, value_error
@@ -38,6 +41,8 @@ from ._trec import (
 )
 from .ids import IdColumns, as_ids, byte_order, canonical_ints, id_columns
 from .io import (
+    PathName,
+    Source,
     StringTable,
     TrecColumns,
     check_ids,
@@ -65,9 +70,12 @@ _NO_EXPECTATION = {"bpref", "gm_bpref", "infAP", "iprec_at_recall", "11pt_avg", 
 # No depth or cutoff (trec_eval's MAXLONG).
 _NO_CUTOFF = 2**63 - 1
 _FLOAT64_MAX = float(np.finfo(np.float64).max)
+# What the ranking kernels give trec_measures: entry_rel, entry_rank, scores, entry_start, n_entries.
+_Entries = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _columns_from_pairs(queries, docs, values, what: str, context: str, value_where: str) -> TrecColumns:
+def _columns_from_pairs(queries: list[Any], docs: list[Any], values: np.ndarray, what: str, context: str,
+                        value_where: str) -> TrecColumns:
     query_table, query_codes = StringTable.from_strings(queries)
     doc_table, doc_codes = StringTable.from_strings(docs)
     check_ids(query_table, query_codes, "query id", context)
@@ -80,7 +88,7 @@ def _columns_from_pairs(queries, docs, values, what: str, context: str, value_wh
 _ID_RULE = "ids must be str, bytes (decoded as UTF-8) or integers (their decimal text)"
 
 
-def _id_text(value, where: str) -> str:
+def _id_text(value: object, where: str) -> str:
     """One id as text: a str as it is, bytes decoded as UTF-8, an integer as its decimal text."""
     if isinstance(value, str):
         return str(value)
@@ -103,14 +111,14 @@ def _id_text(value, where: str) -> str:
     raise TypeError(f"{where} is {value!r} of type {type(value).__name__}; {_ID_RULE}")
 
 
-def _ids_text(items: list, where: str) -> tuple[list, bool]:
+def _ids_text(items: list[Any], where: str) -> tuple[list[Any], bool]:
     """``items`` as str ids (:func:`_id_text`; ``where`` formats a row index), and whether any was not."""
     if all(type(v) is str for v in items):
         return items, False
     return [v if type(v) is str else _id_text(v, where.format(i)) for i, v in enumerate(items)], True
 
 
-def _check_values(values: np.ndarray, what: str, ids, where: str) -> None:
+def _check_values(values: np.ndarray, what: str, ids: Callable[[int], tuple[Any, Any]], where: str) -> None:
     """Refuse NaN (and, in qrels, infinity); ``where`` names the value, ``{}`` its row."""
     # Scores may be infinite (they order as numbers); relevance must be finite. NaN
     # propagates through min, so a pass or two without temporaries clears the usual case.
@@ -126,7 +134,7 @@ def _check_values(values: np.ndarray, what: str, ids, where: str) -> None:
                      f"a {what} value must be {kind}")
 
 
-def _dict_values(values: list, queries: list, docs: list, context: str) -> np.ndarray:
+def _dict_values(values: list[Any], queries: list[Any], docs: list[Any], context: str) -> np.ndarray:
     """The values of a ``{query: {doc: value}}`` mapping as float64: real numbers only."""
     for i, value in enumerate(values):
         if not isinstance(value, (int, float, np.integer, np.floating)):
@@ -150,11 +158,13 @@ def _check_unique_pairs(c: TrecColumns, what: str) -> None:
                          "trec_eval rejects duplicates")
 
 
-def _from_dict(mapping, what: str) -> TrecColumns:
+def _from_dict(mapping: object, what: str) -> TrecColumns:
     context = f"{what}.from_dict"
     if not isinstance(mapping, dict):
         raise TypeError(f"{context} takes {{query_id: {{doc_id: value}}}}, got {type(mapping).__name__}")
-    queries, docs, values = [], [], []
+    queries: list[Any] = []
+    docs: list[Any] = []
+    values: list[Any] = []
     converted = False
     for query, judged in mapping.items():
         if not isinstance(judged, dict):
@@ -175,8 +185,9 @@ def _from_dict(mapping, what: str) -> TrecColumns:
     return columns
 
 
-def _from_arrays(query_ids, doc_ids, values, what: str, copy, n_threads, labels: tuple,
-                 context: str = "from_arrays"):
+def _from_arrays(query_ids: Any, doc_ids: Any, values: ArrayLike, what: str, copy: bool,
+                 n_threads: int | None, labels: tuple[str, ...],
+                 context: str = "from_arrays") -> TrecColumns | IdColumns:
     """Rows from three columns; messages name them by ``labels`` (``{}`` added for a row)."""
     copy = check_flag(copy, "copy")
     threads = effective_n_threads(n_threads)
@@ -204,7 +215,7 @@ def _from_arrays(query_ids, doc_ids, values, what: str, copy, n_threads, labels:
     return columns
 
 
-def _values_array(values, name: str) -> np.ndarray:
+def _values_array(values: ArrayLike, name: str) -> np.ndarray:
     if values is None:
         raise TypeError(f"{name} must be a 1-D array of numbers, got None")
     numbers = as_array(values, name, wide="float")
@@ -219,7 +230,7 @@ def _as_float64(numbers: np.ndarray, copy: bool) -> np.ndarray:
     return np.array(numbers, dtype=np.float64) if copy else np.ascontiguousarray(numbers, dtype=np.float64)
 
 
-def _from_pandas(frame, columns: dict, what: str):
+def _from_pandas(frame: Any, columns: dict[str, str], what: str) -> TrecColumns | IdColumns:
     pd = sys.modules.get("pandas")
     if pd is None or not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{what}.from_pandas: frame must be a pandas DataFrame, got {type(frame).__name__}")
@@ -239,8 +250,10 @@ class _Side:
     (``doc_table`` None); ``queries`` is a StringTable or an int64 array of ids.
     """
 
-    def __init__(self, columns):
+    def __init__(self, columns: TrecColumns | IdColumns) -> None:
         values = columns.values
+        self.queries: StringTable | np.ndarray
+        self.doc_table: StringTable | None
         if isinstance(columns, IdColumns):
             self.queries, self.indptr, order = columns.queries, columns.indptr, None
             (docs, values), self.doc_table = columns.grouped(), None
@@ -255,7 +268,7 @@ class _Side:
                 run_alone(partial(group_by_query, codes), codes.shape[0] // 2)[2]
         self.docs = docs if order is None else docs[order]
         self.values = values if order is None else values[order]
-        self._docno_descending = None
+        self._docno_descending: np.ndarray | None = None
 
     @property
     def n_queries(self) -> int:
@@ -277,8 +290,15 @@ class _Side:
     def docno_descending(self) -> np.ndarray:
         """String ids: each document code's rank in trec_eval's tie order (docno descending)."""
         if self._docno_descending is None:
+            assert self.doc_table is not None  # asked only of string document ids
             self._docno_descending = -self.doc_table.byte_order()
         return self._docno_descending
+
+
+def _string_ids(ids: np.ndarray) -> tuple[StringTable, np.ndarray]:
+    """Integer ids as a table of their decimal text (sorted) and each row's code."""
+    unique, codes = np.unique(ids, return_inverse=True)
+    return StringTable.from_strings(map(str, unique.tolist()))[0], codes.astype(np.int64)
 
 
 class _TrecData:
@@ -290,9 +310,9 @@ class _TrecData:
 
     _value_name = "value"
 
-    def __init__(self, columns):
+    def __init__(self, columns: TrecColumns | IdColumns) -> None:
         self._columns = columns
-        self._grouped = None
+        self._grouped: _Side | None = None
 
     def _side(self) -> _Side:
         if self._grouped is None:
@@ -317,13 +337,11 @@ class _TrecData:
         c = self._columns
         if not isinstance(c, IdColumns):
             return c
-        tables = []
-        for ids in (c.query_ids, c.doc_ids):
-            unique, codes = np.unique(ids, return_inverse=True)
-            tables += [StringTable.from_strings(map(str, unique.tolist()))[0], codes.astype(np.int64)]
-        return TrecColumns(*tables, c.values, np.arange(1, c.values.shape[0] + 1, dtype=np.int64), None)
+        (queries, query_codes), (docs, doc_codes) = (_string_ids(ids) for ids in (c.query_ids, c.doc_ids))
+        return TrecColumns(queries, query_codes, docs, doc_codes, c.values,
+                           np.arange(1, c.values.shape[0] + 1, dtype=np.int64), None)
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """One row per line: query_id, doc_id and relevance (Qrels) or score (Run)."""
         import pandas as pd
 
@@ -334,16 +352,17 @@ class _TrecData:
                              "doc_id": c.docs.to_numpy()[c.doc_codes],
                              self._value_name: c.values})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[Any, dict[Any, float]]:
         """``{query_id: {doc_id: value}}``."""
         c = self._columns
         if isinstance(c, IdColumns):
-            rows = zip(c.query_ids.tolist(), c.doc_ids.tolist(), c.values.tolist(), strict=True)
+            rows: Iterable[tuple[Any, Any, float]] = zip(c.query_ids.tolist(), c.doc_ids.tolist(),
+                                                         c.values.tolist(), strict=True)
         else:
             queries, docs = c.queries.to_numpy(), c.docs.to_numpy()
             rows = ((queries[q], docs[d], v) for q, d, v in
                     zip(c.query_codes.tolist(), c.doc_codes.tolist(), c.values.tolist(), strict=True))
-        out: dict = {}
+        out: dict[Any, dict[Any, float]] = {}
         for q, d, v in rows:
             out.setdefault(q, {})[d] = v
         return out
@@ -367,7 +386,7 @@ class Qrels(_TrecData):
     _value_name = "relevance"
 
     @classmethod
-    def read(cls, path) -> Qrels:
+    def read(cls, path: Source) -> Qrels:
         """Read a TREC qrels file; errors name the file and line.
 
         ``path`` is a path, ``"-"`` for standard input, or a binary file object; gzip data
@@ -376,7 +395,7 @@ class Qrels(_TrecData):
         return cls(read_qrels(path))
 
     @classmethod
-    def from_dict(cls, qrels: dict) -> Qrels:
+    def from_dict(cls, qrels: dict[Any, dict[Any, float]]) -> Qrels:
         """From ``{query_id: {doc_id: relevance}}``.
 
         Ids become text as a TREC file holds them: a ``str`` as it is, ``bytes`` decoded
@@ -390,7 +409,8 @@ class Qrels(_TrecData):
         return cls(_from_dict(qrels, "Qrels"))
 
     @classmethod
-    def from_pandas(cls, frame, query="query_id", doc="doc_id", relevance="relevance") -> Qrels:
+    def from_pandas(cls, frame: Any, query: str = "query_id", doc: str = "doc_id",
+                    relevance: str = "relevance") -> Qrels:
         """From a DataFrame with one row per judgement, as :meth:`from_arrays` takes its columns.
 
         Integer id columns stay integers; other columns hold ids as :meth:`from_dict`
@@ -399,7 +419,8 @@ class Qrels(_TrecData):
         return cls(_from_pandas(frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels"))
 
     @classmethod
-    def from_arrays(cls, query_ids, doc_ids, relevance, *, copy=False, n_threads=None) -> Qrels:
+    def from_arrays(cls, query_ids: ArrayLike, doc_ids: ArrayLike, relevance: ArrayLike, *,
+                    copy: bool = False, n_threads: int | None = None) -> Qrels:
         """From three 1-D arrays with one row per judgement.
 
         Integer ids stay integers (no strings are made, so millions of rows load in
@@ -420,7 +441,7 @@ class Qrels(_TrecData):
         return cls(_from_arrays(query_ids, doc_ids, relevance, "Qrels", copy, n_threads,
                                 ("query_ids", "doc_ids", "relevance")))
 
-    def write(self, path) -> None:
+    def write(self, path: PathName) -> None:
         """Write a TREC qrels file (``.gz`` is compressed)."""
         write_qrels(path, self._text_columns())
 
@@ -445,14 +466,14 @@ class Run(_TrecData):
 
     _value_name = "score"
 
-    def __init__(self, columns, name: str | None = None):
+    def __init__(self, columns: TrecColumns | IdColumns, name: str | None = None) -> None:
         super().__init__(columns)
         if name is None:
             name = getattr(columns, "run_name", None) or "rankwise"
         self.name = check_run_name(name)
 
     @classmethod
-    def read(cls, path, name: str | None = None) -> Run:
+    def read(cls, path: Source, name: str | None = None) -> Run:
         """Read a TREC run file; the name defaults to its runid.
 
         ``path`` is a path, ``"-"`` for standard input, or a binary file object (pipes and
@@ -468,17 +489,19 @@ class Run(_TrecData):
         return cls(columns, name)
 
     @classmethod
-    def from_dict(cls, run: dict, name: str | None = None) -> Run:
+    def from_dict(cls, run: dict[Any, dict[Any, float]], name: str | None = None) -> Run:
         """From ``{query_id: {doc_id: score}}``; ids as :meth:`Qrels.from_dict` takes them."""
         return cls(_from_dict(run, "Run"), name)
 
     @classmethod
-    def from_pandas(cls, frame, query="query_id", doc="doc_id", score="score", name=None) -> Run:
+    def from_pandas(cls, frame: Any, query: str = "query_id", doc: str = "doc_id", score: str = "score",
+                    name: str | None = None) -> Run:
         """From a DataFrame with one row per retrieved document; columns as :meth:`Qrels.from_pandas`."""
         return cls(_from_pandas(frame, {"query": query, "doc": doc, "score": score}, "Run"), name)
 
     @classmethod
-    def from_arrays(cls, query_ids, doc_ids, scores, *, name=None, copy=False, n_threads=None) -> Run:
+    def from_arrays(cls, query_ids: ArrayLike, doc_ids: ArrayLike, scores: ArrayLike, *,
+                    name: str | None = None, copy: bool = False, n_threads: int | None = None) -> Run:
         """From three 1-D arrays with one row per retrieved document.
 
         Integer ids stay integers (no strings are made); they behave exactly as their
@@ -500,7 +523,7 @@ class Run(_TrecData):
         return cls(_from_arrays(query_ids, doc_ids, scores, "Run", copy, n_threads,
                                 ("query_ids", "doc_ids", "scores")), name)
 
-    def write(self, path) -> None:
+    def write(self, path: PathName) -> None:
         """Write a TREC run file; ranks follow the order of the rows."""
         write_run(path, self._text_columns(), self.name)
 
@@ -535,7 +558,8 @@ class TrecResults:
     P_1                   	all	0.0000
     """
 
-    def __init__(self, specs, values, query_ids, n_queries, run_name, ties, totals=None):
+    def __init__(self, specs: Iterable[TrecSpec], values: np.ndarray, query_ids: np.ndarray, n_queries: int,
+                 run_name: str, ties: str, totals: dict[str, float] | None = None) -> None:
         self._specs = tuple(specs)
         self._totals = dict(totals or {})
         self._index = {spec.name: j for j, spec in enumerate(self._specs)}
@@ -547,7 +571,7 @@ class TrecResults:
         self.ties = ties
 
     @property
-    def names(self) -> tuple:
+    def names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self._specs if s.root not in ("runid", "num_q"))
 
     def _column(self, name: str) -> int:
@@ -566,18 +590,18 @@ class TrecResults:
         """
         return self._values[:, self._column(name)]
 
-    def __contains__(self, name) -> bool:
+    def __contains__(self, name: object) -> bool:
         """Whether ``name`` is one of ``names`` (a measure with per-query values)."""
         return name in self.names
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self.names)
 
-    def mean(self) -> dict:
+    def mean(self) -> dict[str, float]:
         """The summary trec_eval prints as ``all``: means, sums for counts, geometric means."""
         return {name: self._summary(self._column(name)) for name in self.names}
 
-    def _summary(self, j: int):
+    def _summary(self, j: int) -> float:
         spec, column = self._specs[j], self._values[:, j]
         if spec.name in self._totals:
             return self._totals[spec.name]
@@ -592,7 +616,7 @@ class TrecResults:
             mean = (float(np.cumsum(column)[-1]) + 0.0) / self._n_queries
         return math.exp(mean) if spec.root in _GEOMETRIC else mean
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """One row per query, one column per measure."""
         import pandas as pd
 
@@ -626,12 +650,12 @@ class TrecResults:
         return f"TrecResults({self.run_name!r}, {self._n_queries} queries: {shown})"
 
 
-def _count(total):
+def _count(total: float) -> float:
     # Counts are whole numbers, except expected counts when a depth cut splits a tie.
     return int(total) if float(total).is_integer() else float(total)
 
 
-def _line(spec: TrecSpec, query: str, value) -> str:
+def _line(spec: TrecSpec, query: str, value: float) -> str:
     value = _count(value) if spec.root in _COUNTS else value
     return f"{spec.name:<22}\t{query}\t{value if isinstance(value, int) else _c_float(value)}"
 
@@ -643,14 +667,14 @@ def _c_float(value: float) -> str:
     return f"{value:6.4f}"
 
 
-def _int_keys(queries) -> tuple[np.ndarray, np.ndarray]:
+def _int_keys(queries: StringTable | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ids as int64 and whether each can equal an integer id (canonical decimal text)."""
     if isinstance(queries, StringTable):
         return canonical_ints(queries)
     return queries, np.ones(queries.shape[0], dtype=bool)
 
 
-def _match(table, wanted) -> np.ndarray:
+def _match(table: StringTable | np.ndarray, wanted: StringTable | np.ndarray) -> np.ndarray:
     """Index in ``table`` of each id of ``wanted`` (StringTable or int64 ids); -1 where absent."""
     if isinstance(table, StringTable) and isinstance(wanted, StringTable):
         return table.lookup(wanted)
@@ -747,7 +771,7 @@ class _Join:
         """Relevance value of every run row of the evaluated queries (other rows undefined)."""
         rels = np.empty(self.run.docs.shape[0])
 
-        def task(q_start, q_stop, stop):
+        def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
             judge(self.run.docs, self.doc_map, self.run_start, self.run_stop, self.qrels_query,
                   self.qrels_indptr, self.qrels_keys, self.qrels_rel, q_start, q_stop, rels, stop)
 
@@ -778,7 +802,7 @@ def _c_compare_gains(a: float, b: float) -> int:
     return int(d) if -2.0**31 - 1 < d < 2.0**31 else _INT_MIN
 
 
-def _glibc_msort(items: list, compare) -> list:
+def _glibc_msort(items: list[Any], compare: Callable[[Any, Any], int]) -> list[Any]:
     """glibc's qsort (a top-down merge sort, left first on ties) with ``compare``, as it
     orders under a comparator that is not a total order."""
     if len(items) <= 1:
@@ -796,7 +820,7 @@ def _glibc_msort(items: list, compare) -> list:
     return out + left[i:] + right[j:]
 
 
-def _trec_gain_order(spec: TrecSpec, n_levels: int) -> list:
+def _trec_gain_order(spec: TrecSpec, n_levels: int) -> list[tuple[int, float]]:
     """trec_eval's list of (level, gain) for a query whose largest label >= 0 is ``n_levels - 1``,
     sorted as setup_gains sorts it (m_ndcg.c walks it from the end for the ideal ranking)."""
     given = dict(spec.gains)
@@ -804,13 +828,14 @@ def _trec_gain_order(spec: TrecSpec, n_levels: int) -> list:
     return _glibc_msort(items, _c_compare_gains)
 
 
-def _trec_ideal_blocks(order: list, counts: dict) -> list:
+def _trec_ideal_blocks(order: list[tuple[int, float]],
+                       counts: dict[int, int]) -> list[tuple[int, float, int]]:
     """The (level, gain, count) blocks of trec_eval's ideal ranking, in its order (m_ndcg.c).
 
     From the end of ``order``: nothing if that level's gain is <= 0; levels with no
     judgement are passed; the walk stops at the first judged level whose gain is <= 0.
     """
-    blocks = []
+    blocks: list[tuple[int, float, int]] = []
     if not order or order[-1][1] <= 0:
         return blocks
     for level, gain in reversed(order):
@@ -823,7 +848,7 @@ def _trec_ideal_blocks(order: list, counts: dict) -> list:
     return blocks
 
 
-def _custom_ideal(qs: _Side, spec: TrecSpec, gains: np.ndarray, evaluated: np.ndarray) -> dict:
+def _custom_ideal(qs: _Side, spec: TrecSpec, gains: np.ndarray, evaluated: np.ndarray) -> dict[int, float]:
     """trec_eval's ideal ranking for ndcg with custom gains, where it is not the gains sorted.
 
     Two quirks of trec_eval 10.0 (README, "trec_eval's quirks"): its sort compares gains
@@ -900,7 +925,8 @@ def _gains(qs: _Side, spec: TrecSpec) -> np.ndarray:
     return gains
 
 
-def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> tuple[np.ndarray, np.ndarray]:
+def _ideal(qs: _Side, specs: Sequence[TrecSpec], queries: np.ndarray,
+           threads: int) -> tuple[np.ndarray, np.ndarray]:
     """Ideal DCG of each evaluated query for each measure (0 where it has none), times 2**scale.
 
     The scale is 0 but for queries whose largest gain is tiny: their ideal DCG is computed
@@ -909,7 +935,7 @@ def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> tuple[np.ndar
     """
     out = np.zeros((queries.shape[0], len(specs)))
     out_scale = np.zeros((queries.shape[0], len(specs)), dtype=np.int32)
-    groups: dict = {}
+    groups: dict[tuple[str, tuple[tuple[float, float], ...]], list[int]] = {}
     for m, spec in enumerate(specs):
         if spec.kind in (TrecMeasure.NDCG, TrecMeasure.NDCG_CUT):
             groups.setdefault((spec.root, spec.gains), []).append(m)
@@ -918,7 +944,7 @@ def _ideal(qs: _Side, specs, queries: np.ndarray, threads: int) -> tuple[np.ndar
         ideal = np.empty((qs.n_queries, cutoffs.shape[0]))
         scale = np.empty(qs.n_queries, dtype=np.int32)
         gains = _gains(qs, specs[columns[0]])
-        unsorted = {}
+        unsorted: dict[int, float] = {}
         if specs[columns[0]].gains:
             in_order = queries[np.argsort(qs.query_byte_order()[queries], kind="stable")]
             unsorted = _custom_ideal(qs, specs[columns[0]], gains, in_order)
@@ -939,9 +965,9 @@ def _iprec(point: float) -> TrecSpec:
 _NUM_REL, _NUM_REL_RET = TrecSpec("num_rel", ""), TrecSpec("num_rel_ret", "")
 
 
-def _kernel_columns(specs):
+def _kernel_columns(specs: Iterable[TrecSpec]) -> list[TrecSpec]:
     """The kernel's measures: every spec, plus hidden columns behind each 11pt_avg."""
-    columns = []
+    columns: list[TrecSpec] = []
     for spec in specs:
         if spec.root == "11pt_avg":
             columns.extend(_iprec(p) for p in (*spec.points, 0.0))
@@ -951,8 +977,9 @@ def _kernel_columns(specs):
     return list(dict.fromkeys(columns))
 
 
-def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False, relevance_level=1,
-              depth=None, ties="trec", n_threads=None) -> TrecResults:
+def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official",), *,
+              complete: bool = False, relevance_level: float = 1, depth: int | None = None,
+              ties: str = "trec", n_threads: int | None = None) -> TrecResults:
     """Evaluate a run against qrels with trec_eval 10.0's measures and semantics.
 
     Parameters
@@ -1061,11 +1088,11 @@ def trec_eval(qrels: Qrels, run: Run, measures=("official",), *, complete=False,
     names = join.qrels.query_names()[join.qrels_query]
     # trec_eval's quirk: with -c, the num_rel summary counts every judgement > 0 of the qrels,
     # whatever relevance_level is.
-    totals = {"num_rel": _count(np.count_nonzero(join.qrels.values > 0))} if complete else {}
+    totals = {"num_rel": _count(int(np.count_nonzero(join.qrels.values > 0)))} if complete else {}
     return TrecResults(specs, values[order], names[order], n_queries, run.name, ties, totals)
 
 
-def _check_depth(depth) -> int:
+def _check_depth(depth: object) -> int:
     if depth is None:
         return _NO_CUTOFF
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
@@ -1075,7 +1102,7 @@ def _check_depth(depth) -> int:
     return int(depth)
 
 
-def _check_level(relevance_level) -> float:
+def _check_level(relevance_level: object) -> float:
     """trec_eval's -l: a finite number >= 0 (0 makes every judged document relevant)."""
     level = as_real(relevance_level, "relevance_level")
     if not (np.isfinite(level) and level >= 0):
@@ -1100,7 +1127,7 @@ def _nothing_to_evaluate(n_qrels: int, n_run: int) -> ValueError:
     return value_error(message, qrels_queries=n_qrels, run_queries=n_run)
 
 
-def _no_expectation(names: list, measures: list, by_depth: list) -> ValueError:
+def _no_expectation(names: list[str], measures: list[str], by_depth: list[str]) -> ValueError:
     """The error for ties='expected' asked of measures without a closed form.
 
     A plain ValueError that carries the facts for the command line to word its own
@@ -1112,7 +1139,7 @@ def _no_expectation(names: list, measures: list, by_depth: list) -> ValueError:
                        measures=measures, by_depth=by_depth)
 
 
-def _check_expected(specs, ties: str, depth) -> None:
+def _check_expected(specs: Sequence[TrecSpec], ties: str, depth: int | None) -> None:
     if ties != "expected":
         return
     refused = [s for s in specs if s.root in _NO_EXPECTATION]
@@ -1123,13 +1150,14 @@ def _check_expected(specs, ties: str, depth) -> None:
                               list(dict.fromkeys(s.root for s in by_depth)))
 
 
-def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: int) -> np.ndarray:
+def _evaluate(join: _Join, specs: Sequence[TrecSpec], ties: str, level: float, limit: int,
+              threads: int) -> np.ndarray:
     n_queries = join.qrels_query.shape[0]
     entries = _rank_dense(join, threads) if ties == "expected" else _rank_judged(join, ties, threads)
     num_ret = np.minimum(join.lengths, limit)
     qs = join.qrels
     num_rel, num_nonrel = _judgement_counts(join, level, threads)
-    kinds = np.array([int(s.kind) for s in specs], dtype=np.int32)
+    kinds = np.array([s.kind for s in specs], dtype=np.int32)  # kernel columns: none is None
     params = np.zeros((len(specs), 4))
     cutoffs = np.ones(len(specs), dtype=np.int64)
     ideal, ideal_scale = _ideal(qs, specs, join.qrels_query, threads)
@@ -1144,7 +1172,7 @@ def _evaluate(join: _Join, specs, ties: str, level: float, limit: int, threads: 
             params[m, :len(spec.params)] = spec.params
     out = np.empty((n_queries, len(specs)))
 
-    def measure(q_start, q_stop, stop):
+    def measure(q_start: int, q_stop: int, stop: np.ndarray) -> None:
         trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, cutoffs, ideal, ideal_scale,
                       gain_levels, gain_values, gain_start, level, ties == "expected", q_start, q_stop, out,
                       stop)
@@ -1165,7 +1193,7 @@ def _judgement_counts(join: _Join, level: float, threads: int) -> tuple[np.ndarr
     return num_rel[join.qrels_query], num_nonrel[join.qrels_query]
 
 
-def _empty_rankings(specs, num_rel: np.ndarray) -> np.ndarray:
+def _empty_rankings(specs: Sequence[TrecSpec], num_rel: np.ndarray) -> np.ndarray:
     """Values when every ranking is empty (depth=0, trec_eval's -M 0), as trec_eval 10.0 has them.
 
     Queries the run lacks (complete=True) too: trec_eval cuts its stand-in ranking to no
@@ -1188,8 +1216,8 @@ def _empty_rankings(specs, num_rel: np.ndarray) -> np.ndarray:
     return out
 
 
-def _absent(specs, out: np.ndarray, absent: np.ndarray, num_rel: np.ndarray, ideal: np.ndarray,
-            ideal_scale: np.ndarray) -> None:
+def _absent(specs: Sequence[TrecSpec], out: np.ndarray, absent: np.ndarray, num_rel: np.ndarray,
+            ideal: np.ndarray, ideal_scale: np.ndarray) -> None:
     """Values of the queries the run lacks (complete=True), as trec_eval 10.0 has them.
 
     trec_eval evaluates them against a ranking of one unjudged document, then zeroes
@@ -1221,7 +1249,7 @@ def _absent(specs, out: np.ndarray, absent: np.ndarray, num_rel: np.ndarray, ide
                 out[absent, m] = np.where(best > 0, ratio, 0.0)
 
 
-def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:
+def _rank_judged(join: _Join, ties: str, threads: int) -> _Entries:
     """Ranks of the judged documents only (the deterministic policies): trec_measures' entries."""
     capacity = np.minimum(join.lengths, np.diff(join.qrels_indptr)[join.qrels_query])
     entry_start = np.concatenate(([0], np.cumsum(capacity)[:-1])).astype(np.int64)
@@ -1231,7 +1259,7 @@ def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:
     tie, tie_map, label_order = join.tie_order(ties)
     scores = np.ascontiguousarray(join.run.values)
 
-    def task(q_start, q_stop, stop):
+    def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
         rank_judged(scores, join.run.docs, join.doc_map, tie, tie_map, label_order, join.run_start,
                     join.run_stop, join.qrels_query, join.qrels_indptr, join.qrels_keys, join.qrels_rel,
                     entry_start, q_start, q_stop, entry_rank, entry_rel, n_entries, stop)
@@ -1240,7 +1268,7 @@ def _rank_judged(join: _Join, ties: str, threads: int) -> tuple:
     return entry_rel, entry_rank, np.empty(0), entry_start, n_entries
 
 
-def _rank_dense(join: _Join, threads: int) -> tuple:
+def _rank_dense(join: _Join, threads: int) -> _Entries:
     """Every document ranked (the expectation over ties needs whole tie groups)."""
     relevance, scores = join.judge(threads), np.ascontiguousarray(join.run.values)
     if not np.all((join.run_start == join.cost[:-1]) | (join.lengths == 0)):
@@ -1250,14 +1278,14 @@ def _rank_dense(join: _Join, threads: int) -> tuple:
         del rows
     ranked, ranked_scores = np.empty(join.cost[-1]), np.empty(join.cost[-1])
 
-    def task(q_start, q_stop, stop):
+    def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
         rank_relevance(scores, relevance, join.cost, q_start, q_stop, ranked, ranked_scores, stop)
 
     run_over_queries(task, join.cost, threads)
     return ranked, np.empty(0, dtype=np.int64), ranked_scores, join.cost[:-1].copy(), join.lengths
 
 
-def _assemble(specs, kernel_specs, values: np.ndarray) -> np.ndarray:
+def _assemble(specs: Sequence[TrecSpec], kernel_specs: list[TrecSpec], values: np.ndarray) -> np.ndarray:
     """One column per printed measure (11pt_avg: from its hidden columns)."""
     column = {spec: i for i, spec in enumerate(kernel_specs)}
     out = np.zeros((values.shape[0], len(specs)))
@@ -1276,7 +1304,8 @@ def _lround(x: np.ndarray) -> np.ndarray:
     return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0.0)
 
 
-def _eleven_point(points, iprec, num_rel: np.ndarray, rel_ret: np.ndarray) -> np.ndarray:
+def _eleven_point(points: Sequence[float], iprec: Callable[[float], np.ndarray], num_rel: np.ndarray,
+                  rel_ret: np.ndarray) -> np.ndarray:
     """11pt_avg per query exactly as trec_eval 10.0's m_11pt_avg.c computes it.
 
     trec_eval keeps the points as given (unsorted, repeated) and walks them from the

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class IdColumns:
         return self._grouped or (self.doc_ids, self.values)
 
 
-def as_ids(ids, name: str, copy: bool) -> np.ndarray | None:
+def as_ids(ids: Any, name: str, copy: bool) -> np.ndarray | None:
     """``ids`` as int64 if it holds integers, None if it holds strings (or objects)."""
     if ids is None:
         raise TypeError(f"{name} must be a 1-D array of integer or string ids, got None")
@@ -127,7 +128,7 @@ def id_columns(query_ids: np.ndarray, doc_ids: np.ndarray, values: np.ndarray, w
     through = _NO_ORDER if order is None else order
     repeats = []
 
-    def task(g_start, g_stop, stop):
+    def task(g_start: int, g_stop: int, stop: np.ndarray) -> None:
         repeats.append(first_duplicate_grouped(doc_ids, through, indptr, g_start, g_stop, stop)[0])
 
     if indptr[-1] > queries.shape[0]:       # some query has two rows or more

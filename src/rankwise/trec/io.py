@@ -38,9 +38,10 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from typing import IO, Any, TypeAlias
 
 import numpy as np
 
@@ -64,6 +65,14 @@ _GZIP_CHUNK = 1 << 20
 _GZIP_MAGIC = b"\x1f\x8b"
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 _QUOTE_LIMIT = 60
+
+# A file name, as the readers and writers take it.
+PathName: TypeAlias = "str | bytes | os.PathLike[str] | os.PathLike[bytes]"
+# What the readers take: a file name, "-" for standard input, or a file object (binary, or
+# text with a binary ``.buffer``).
+Source: TypeAlias = "PathName | IO[bytes] | IO[str]"
+# A file's whole contents: a memory map of a regular file, or the bytes of any other stream.
+Raw: TypeAlias = "bytes | mmap.mmap"
 
 
 class StringTable:
@@ -89,7 +98,7 @@ class StringTable:
 
     __slots__ = ("data", "offsets")
 
-    def __init__(self, data, offsets):
+    def __init__(self, data: np.ndarray, offsets: np.ndarray) -> None:
         data = np.ascontiguousarray(data)
         offsets = np.ascontiguousarray(offsets)
         if data.dtype != np.uint8 or data.ndim != 1:
@@ -122,7 +131,7 @@ class StringTable:
             raise IndexError(f"string code {i} out of range for a table of {n}")
         return self.data[self.offsets[i]:self.offsets[i + 1]].tobytes().decode("utf-8")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self.to_numpy())
 
     def __repr__(self) -> str:
@@ -138,7 +147,7 @@ class StringTable:
         return out
 
     @classmethod
-    def from_strings(cls, strings: Iterable) -> tuple[StringTable, np.ndarray]:
+    def from_strings(cls, strings: Iterable[object]) -> tuple[StringTable, np.ndarray]:
         """Intern ``strings``: (table of the unique ones in first-seen order, int64 codes).
 
         Items that are not ``str`` are converted with ``str()``. Equality is exact
@@ -202,7 +211,7 @@ class TrecColumns:
     run_name: str | None = None
 
 
-def read_qrels(path) -> TrecColumns:
+def read_qrels(path: Source) -> TrecColumns:
     """Read a qrels file: ``qid iter docno rel`` lines (``iter`` is ignored).
 
     Parameters
@@ -229,7 +238,7 @@ def read_qrels(path) -> TrecColumns:
     return _read(path, run=False)
 
 
-def read_run(path) -> TrecColumns:
+def read_run(path: Source) -> TrecColumns:
     """Read a run file: ``qid Q0 docno rank score runid`` lines.
 
     Fields after the sixth are ignored, and so is ``rank`` (trec_eval ranks by score).
@@ -270,7 +279,7 @@ def read_run(path) -> TrecColumns:
     return _read(path, run=True)
 
 
-def write_qrels(path, columns: TrecColumns) -> None:
+def write_qrels(path: PathName, columns: TrecColumns) -> None:
     """Write ``qid 0 docno rel`` lines, one per row, in row order.
 
     An integral relevance is written as an integer, any other in Python's ``repr``
@@ -298,7 +307,7 @@ def write_qrels(path, columns: TrecColumns) -> None:
     _write(path, columns, query_codes, doc_codes, values, np.empty(0, dtype=np.int64), b"")
 
 
-def check_run_name(name) -> str:
+def check_run_name(name: object) -> str:
     """A run's name as a TREC file's last column holds it: a non-empty str, no whitespace or NUL."""
     if not isinstance(name, str):
         raise TypeError(f"name must be a str (the run file's last column), got {type(name).__name__}")
@@ -307,7 +316,7 @@ def check_run_name(name) -> str:
     return str(name)
 
 
-def write_run(path, columns: TrecColumns, name: str) -> None:
+def write_run(path: PathName, columns: TrecColumns, name: str) -> None:
     """Write ``qid Q0 docno rank score name`` lines, one per row, in row order.
 
     ``rank`` counts 1, 2, ... over each query's rows in the order given (so give rows
@@ -339,12 +348,12 @@ def write_run(path, columns: TrecColumns, name: str) -> None:
 
 # ---------------------------------------------------------------------------- reading
 
-def _is_stdin(source) -> bool:
+def _is_stdin(source: object) -> bool:
     # The string "-" only: Path("-") is a file named "-".
     return isinstance(source, (str, bytes)) and source in ("-", b"-")
 
 
-def source_name(source) -> str:
+def source_name(source: object) -> str:
     """How messages name a source: its path, ``<stdin>`` for ``"-"``, a stream's ``name``."""
     if _is_stdin(source):
         return "<stdin>"
@@ -359,7 +368,7 @@ def source_name(source) -> str:
     return name if isinstance(name, str) and name else "<stream>"
 
 
-def _binary(stream, name: str):
+def _binary(stream: Any, name: str) -> Any:
     """A binary stream to read: a text stream gives its ``.buffer``, or is refused."""
     if isinstance(stream, io.TextIOBase):
         buffer = getattr(stream, "buffer", None)
@@ -370,7 +379,7 @@ def _binary(stream, name: str):
     return stream
 
 
-def _open(source):
+def _open(source: object) -> tuple[Any, str, bool]:
     """(binary stream, its name for messages, whether this reader opened it)."""
     if _is_stdin(source):
         if sys.stdin is None:
@@ -390,7 +399,7 @@ def _open(source):
                     f"object, got {type(source).__name__}")
 
 
-def _regular_stat(stream):
+def _regular_stat(stream: Any) -> os.stat_result | None:
     """fstat of the stream's file if it is a regular file, else None."""
     try:
         info = os.fstat(stream.fileno())
@@ -399,7 +408,8 @@ def _regular_stat(stream):
     return info if stat.S_ISREG(info.st_mode) else None
 
 
-def _changed(name: str, before, after, consumed: int, expected: int | None) -> OSError:
+def _changed(name: str, before: os.stat_result, after: os.stat_result, consumed: int,
+             expected: int | None) -> OSError:
     sizes = f"{before.st_size:,} bytes when opened, {after.st_size:,} after reading"
     if expected is not None:
         sizes += f", {consumed:,} read"
@@ -414,13 +424,13 @@ class _Reader:
     the file has grown under the reader, which stops at once.
     """
 
-    def __init__(self, stream, name: str, limit: int | None, before):
+    def __init__(self, stream: Any, name: str, limit: int | None, before: os.stat_result | None) -> None:
         self.name, self.limit, self.before, self.consumed = name, limit, before, 0
         self._stream = stream
         readinto = getattr(stream, "readinto", None)
         self._readinto = readinto if callable(readinto) else self._via_read
 
-    def _via_read(self, view) -> int | None:
+    def _via_read(self, view: bytearray | memoryview) -> int | None:
         data = self._stream.read(len(view))
         if data is None:
             return None
@@ -433,7 +443,7 @@ class _Reader:
         view[:len(data)] = data
         return len(data)
 
-    def into(self, view) -> int:
+    def into(self, view: bytearray | memoryview) -> int:
         """Bytes read into ``view`` (0 at the end of the stream)."""
         try:
             got = self._readinto(view)
@@ -446,6 +456,7 @@ class _Reader:
                              "blocking stream")
         self.consumed += got
         if self.limit is not None and self.consumed > self.limit:
+            assert self.before is not None  # a limit is the size of the file ``before`` describes
             after = os.fstat(self._stream.fileno())
             raise _changed(self.name, self.before, after, self.consumed, self.limit)
         return got
@@ -547,7 +558,7 @@ def _read_stream(reader: _Reader, out: io.BytesIO) -> bytes:
     return b""
 
 
-def _read_source(source) -> tuple[str, bytes | mmap.mmap, bool]:
+def _read_source(source: object) -> tuple[str, Raw, bool]:
     """(name, all the bytes, decompressed if gzip, whether they were gzip): see :func:`read_run`."""
     stream, name, owned = _open(source)
     try:
@@ -557,7 +568,9 @@ def _read_source(source) -> tuple[str, bytes | mmap.mmap, bool]:
         if before is not None and before.st_size == 0:
             limit = None           # /proc and similar files report 0 bytes and have more
         reader = _Reader(stream, name, limit, before)
-        out, data, head, problem = io.BytesIO(), None, b"", None
+        data: Raw | None = None
+        problem: ValueError | None = None
+        out, head = io.BytesIO(), b""
         try:
             if limit is not None:
                 data, head = _read_sized(reader, limit)
@@ -585,6 +598,7 @@ def _read_source(source) -> tuple[str, bytes | mmap.mmap, bool]:
                 raise _changed(name, before, after, reader.consumed, limit)
         if problem is not None:
             raise problem
+        assert data is not None  # read, or else a problem was raised
         if not head and name.endswith(".gz") and data:
             raise ValueError(f"{name}: the name ends in .gz but the data is not gzip (no gzip header)")
         return name, data, bool(head)
@@ -593,7 +607,7 @@ def _read_source(source) -> tuple[str, bytes | mmap.mmap, bool]:
             stream.close()
 
 
-def _line_of(raw, position: int) -> int:
+def _line_of(raw: Raw, position: int) -> int:
     return raw[:position].count(b"\n") + 1
 
 
@@ -602,7 +616,7 @@ def _quote(token: bytes) -> str:
     return f"'{text}'" if len(text) <= _QUOTE_LIMIT else f"'{text[:_QUOTE_LIMIT - 3]}...'"
 
 
-def _line_error(path: str, raw, run: bool, error: _text.LineError) -> ValueError:
+def _line_error(path: str, raw: Raw, run: bool, error: _text.LineError) -> ValueError:
     kind, line, fields, start, stop = error.args
     where = f"{path}, line {line}"
     layout = _RUN if run else _QRELS
@@ -619,7 +633,7 @@ def _line_error(path: str, raw, run: bool, error: _text.LineError) -> ValueError
     return ValueError(f"{where}: {what} {token} is not a number")
 
 
-def _check_text(path: str, raw) -> None:
+def _check_text(path: str, raw: Raw) -> None:
     nul = raw.find(b"\0")
     if nul >= 0:
         raise ValueError(f"{path}, line {_line_of(raw, nul)}: NUL byte; TREC files are plain text "
@@ -642,7 +656,7 @@ def _check_utf8(path: str, table: StringTable, codes: np.ndarray, lines: np.ndar
     return line, f"{path}, line {line}: {what} {_quote(raw)} is not valid UTF-8"
 
 
-def _read(source, run: bool) -> TrecColumns:
+def _read(source: object, run: bool) -> TrecColumns:
     path, raw, gz = _read_source(source)
     _check_text(path, raw)
     try:
@@ -730,7 +744,7 @@ def _prepare(columns: TrecColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return query_codes, doc_codes, values
 
 
-def _write(path, columns: TrecColumns, query_codes: np.ndarray, doc_codes: np.ndarray,
+def _write(path: object, columns: TrecColumns, query_codes: np.ndarray, doc_codes: np.ndarray,
            values: np.ndarray, ranks: np.ndarray, name: bytes) -> None:
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError(f"path must be a str, bytes or os.PathLike file name, got {type(path).__name__}")

@@ -12,10 +12,11 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .._core._enums import Metric
-from .._core.names import parse_metric
+from .._core.names import MetricSpec, parse_metric
 from ._trec import TrecMeasure
 
 __all__ = ["TrecSpec", "parse_trec_measures", "UNSUPPORTED"]
@@ -106,7 +107,7 @@ class TrecSpec:
     points: tuple = ()
 
     @property
-    def kind(self):
+    def kind(self) -> TrecMeasure | None:
         return _ROOTS[self.root].kind
 
     @property
@@ -119,7 +120,7 @@ class TrecSpec:
         return (_ORDER[self.root], self.params)
 
 
-def _equivalent(spec) -> str | None:
+def _equivalent(spec: MetricSpec) -> str | None:
     """trec_eval's name for one of rankwise's own metrics (None: trec_eval has none)."""
     linear = spec.gain in (None, "linear")
     if spec.kind == Metric.NDCG and linear:
@@ -206,7 +207,7 @@ def _atof(text: str) -> float:
     return float.fromhex(match[1]) if match[2] else float(match[1])
 
 
-def _refused(text: str, what: str, part: str, problem: str, rule: str, read=None) -> ValueError:
+def _refused(text: str, what: str, part: str, problem: str, rule: str, read: object = None) -> ValueError:
     said = f"; trec_eval would read it as {read!r}" if read is not None else ""
     return ValueError(f"trec_eval measure {text!r}: {what} {part!r} {problem}; {rule}{said}")
 
@@ -330,7 +331,7 @@ def _split(text: str) -> tuple[str, str | None]:
     raise _unknown(text)
 
 
-def parse_trec_measures(measures) -> list[TrecSpec]:
+def parse_trec_measures(measures: str | Iterable[str]) -> list[TrecSpec]:
     """Expand measure names into printed measures, deduplicated, in trec_eval's print order.
 
     Examples
@@ -368,7 +369,7 @@ def parse_trec_measures(measures) -> list[TrecSpec]:
     return sorted(specs.values(), key=lambda s: s.order)
 
 
-def first_parameters(measures) -> tuple[list[str], list[str]]:
+def first_parameters(measures: Iterable[str]) -> tuple[list[str], list[str]]:
     """trec_eval's reading of repeated ``-m`` options: the measures it computes, and notes.
 
     trec_eval marks every measure named (a set such as ``official`` marks each of its
