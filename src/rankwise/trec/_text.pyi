@@ -1,14 +1,7 @@
-import enum
 import mmap
 
 import numpy as np
 import numpy.typing as npt
-
-class LineErrorKind(enum.IntEnum):
-    TOO_FEW = 1
-    TOO_MANY = 2
-    NOT_NUMBER = 3
-    NOT_FINITE = 4
 
 class LineError(ValueError): ...
 

@@ -11,6 +11,8 @@ never reaches a field), ids are interned on the fly and numbers are converted in
 """
 import numpy as np
 
+from rankwise._core._enums import LineErrorKind
+
 from libc.math cimport floor, isfinite
 from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
@@ -18,6 +20,7 @@ from libc.string cimport memchr, memcmp, memcpy, memset
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free
 
+from rankwise._core._enums cimport NOT_FINITE, NOT_NUMBER, TOO_FEW, TOO_MANY
 from rankwise._core._sort cimport Keyed, merge_sort
 from rankwise._core._stop cimport POLL_MASK, flag_of, stopped, was_stopped
 
@@ -64,13 +67,6 @@ cdef extern from *:
 
 if not c_locale_init():
     raise ImportError("rankwise.trec._text: cannot create the C locale for number parsing")
-
-
-cpdef enum LineErrorKind:
-    TOO_FEW = 1
-    TOO_MANY = 2
-    NOT_NUMBER = 3
-    NOT_FINITE = 4
 
 
 class LineError(ValueError):

@@ -1,40 +1,5 @@
-import enum
-
 import numpy as np
 import numpy.typing as npt
-
-class TrecMeasure(enum.IntEnum):
-    NUM_RET = 0
-    NUM_REL = 1
-    NUM_REL_RET = 2
-    MAP = 3
-    GM_MAP = 4
-    RPREC = 5
-    BPREF = 6
-    RECIP_RANK = 7
-    IPREC = 8
-    P = 9
-    RECALL = 10
-    INFAP = 11
-    GM_BPREF = 12
-    RPREC_MULT = 13
-    UTILITY = 14
-    NDCG = 15
-    NDCG_CUT = 16
-    MAP_CUT = 17
-    RELATIVE_P = 18
-    SUCCESS = 19
-    SET_P = 20
-    SET_RELATIVE_P = 21
-    SET_RECALL = 22
-    SET_MAP = 23
-    SET_F = 24
-    NUM_NONREL_JUDGED_RET = 25
-
-class TieKey(enum.IntEnum):
-    TIE_POSITION = 0
-    TIE_MAPPED = 1
-    TIE_DECIMAL = 2
 
 def judge(
     docs: npt.NDArray[np.int64],

@@ -16,39 +16,11 @@ from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from rankwise._core._enums cimport *
 from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled, scaled_ratio
 from ._ids cimport decimal_compare, id_slot, table_bits
 from rankwise._core._sort cimport Item, merge_sort_items, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
-
-
-cpdef enum TrecMeasure:
-    NUM_RET = 0
-    NUM_REL = 1
-    NUM_REL_RET = 2
-    MAP = 3
-    GM_MAP = 4
-    RPREC = 5
-    BPREF = 6
-    RECIP_RANK = 7
-    IPREC = 8
-    P = 9
-    RECALL = 10
-    INFAP = 11
-    GM_BPREF = 12
-    RPREC_MULT = 13
-    UTILITY = 14
-    NDCG = 15
-    NDCG_CUT = 16
-    MAP_CUT = 17
-    RELATIVE_P = 18
-    SUCCESS = 19
-    SET_P = 20
-    SET_RELATIVE_P = 21
-    SET_RECALL = 22
-    SET_MAP = 23
-    SET_F = 24
-    NUM_NONREL_JUDGED_RET = 25
 
 
 cdef double NONPOOL = -1.0
@@ -58,12 +30,6 @@ cdef double INFAP_EPSILON = 0.00001
 # Hash slots per judgement: at most an eighth full, so most lookups of absent documents
 # (most of a run) stop at the first slot.
 cdef int SLOTS_PER_JUDGEMENT = 8
-
-
-cpdef enum TieKey:
-    TIE_POSITION = 0   # the row's position: input order first
-    TIE_MAPPED = 1     # tie_map[doc]: ascending first (trec_eval: docno rank, descending)
-    TIE_DECIMAL = 2    # docs are integer ids: their decimal text descending, as trec_eval orders
 
 
 cdef struct Judgements:
@@ -881,32 +847,32 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t 
     # p: the measure's real parameters; k: its cutoff (1 to 2**63 - 1) where it has one.
     cdef double a = qu.rel_ret, ret = <double>qu.ret, r = qu.num_rel, value, cut
     cdef Py_ssize_t i
-    if kind == NUM_RET:
+    if kind == TREC_NUM_RET:
         return ret
-    if kind == NUM_REL:
+    if kind == TREC_NUM_REL:
         return r
-    if kind == NUM_REL_RET:
+    if kind == TREC_NUM_REL_RET:
         return a
     # The geometric means (gm_map, gm_bpref) are taken over queries by the caller.
-    if kind == MAP or kind == GM_MAP:
+    if kind == TREC_MAP or kind == TREC_GM_MAP:
         return qu.ap[qu.m] / r if a > 0 else 0.0
-    if kind == MAP_CUT:
+    if kind == TREC_MAP_CUT:
         return at_cut(qu.ap, qu, k) / r if r > 0 else 0.0
-    if kind == RPREC:
+    if kind == TREC_RPREC:
         cut = min(ret, r)
         return at_cut(qu.hits, qu, <int64_t>cut) / r if cut > 0 else 0.0  # cut: a count, at most ret
-    if kind == BPREF or kind == GM_BPREF:
+    if kind == TREC_BPREF or kind == TREC_GM_BPREF:
         return judged_preferences(qu, level, False)
-    if kind == INFAP:
+    if kind == TREC_INFAP:
         return judged_preferences(qu, level, True)
-    if kind == RECIP_RANK:
+    if kind == TREC_RECIP_RANK:
         if qu.expected:
             return expected_first_hit(qu, level, <double>qu.ret, True)
         for i in range(qu.m):
             if qu.rel[i] >= level:
                 return 1.0 / rank_of(qu, i)
         return 0.0
-    if kind == IPREC:
+    if kind == TREC_IPREC:
         # Recall point as a number of relevant documents, lround(p * R) as trec_eval 10.0
         # has it, decided in doubles first: points at or below 0 (negative fractions) get
         # the best precision anywhere, points beyond the relevant retrieved get 0.
@@ -914,11 +880,11 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t 
         if qu.ret <= 0 or cut >= a + 0.5:
             return 0.0
         return qu.interpolated[lround(cut) if cut >= 0.5 else 0]
-    if kind == P:
+    if kind == TREC_P:
         return precision_at(qu, k)
-    if kind == RECALL:
+    if kind == TREC_RECALL:
         return at_cut(qu.hits, qu, k) / r if r > 0 else 0.0
-    if kind == RPREC_MULT:
+    if kind == TREC_RPREC_MULT:
         # trec_eval keeps the historical rounding (+0.9, truncated) for this one; a
         # cutoff below 1 gives 0, one beyond the list the relevant retrieved over it.
         cut = trunc(p[0] * r + 0.9)
@@ -926,30 +892,30 @@ cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t 
             return 0.0
         # 1 <= cut < ret here: p is finite (|p| <= 9999.99, trec/names.py) and r a count.
         return at_cut(qu.hits, qu, qu.ret if cut >= ret else <int64_t>cut) / cut
-    if kind == RELATIVE_P:
+    if kind == TREC_RELATIVE_P:
         return at_cut(qu.hits, qu, k) / min(<double>k, r) if r > 0 else 0.0
-    if kind == SUCCESS:
+    if kind == TREC_SUCCESS:
         if qu.expected:
             return expected_first_hit(qu, level, <double>k, False)
         return 1.0 if at_cut(qu.hits, qu, k) > 0 else 0.0
-    if kind == UTILITY:
+    if kind == TREC_UTILITY:
         return p[0] * a + p[1] * (ret - a) + p[2] * (r - a) + p[3] * (0.0 + a - ret - r)
-    if kind == NDCG or kind == NDCG_CUT:
-        return ndcg(qu, k if kind == NDCG_CUT else INT64_MAX, kind == NDCG_CUT, ideal, ideal_scale, levels, gains,
-                    n_gains)
-    if kind == SET_P:
+    if kind == TREC_NDCG or kind == TREC_NDCG_CUT:
+        return ndcg(qu, k if kind == TREC_NDCG_CUT else INT64_MAX, kind == TREC_NDCG_CUT, ideal, ideal_scale,
+                    levels, gains, n_gains)
+    if kind == TREC_SET_P:
         return a / ret if ret > 0 else 0.0
-    if kind == SET_RELATIVE_P:
+    if kind == TREC_SET_RELATIVE_P:
         return a / min(ret, r) if ret > 0 and r > 0 else 0.0
-    if kind == SET_RECALL:
+    if kind == TREC_SET_RECALL:
         return a / r if r > 0 else 0.0
-    if kind == SET_MAP:
+    if kind == TREC_SET_MAP:
         return a * a / (ret * r) if ret > 0 and r > 0 else 0.0
-    if kind == SET_F:
+    if kind == TREC_SET_F:
         if a == 0:
             return 0.0
         return (p[0] + 1.0) * (a / ret) * (a / r) / (p[0] * (a / ret) + a / r)
-    # NUM_NONREL_JUDGED_RET
+    # TREC_NUM_NONREL_JUDGED_RET
     return qu.nonrel[qu.m]
 
 

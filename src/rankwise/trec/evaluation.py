@@ -25,13 +25,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core._enums import TieKey, TrecMeasure
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
 from .._core.validation import as_array, as_real, check_choice, check_flag, value_error
 from ._ids import group_by_query
 from ._text import first_duplicate
 from ._trec import (
-    TieKey,
-    TrecMeasure,
     ideal_dcg,
     judge,
     judgement_counts,
@@ -937,7 +936,7 @@ def _ideal(qs: _Side, specs: Sequence[TrecSpec], queries: np.ndarray,
     out_scale = np.zeros((queries.shape[0], len(specs)), dtype=np.int32)
     groups: dict[tuple[str, tuple[tuple[float, float], ...]], list[int]] = {}
     for m, spec in enumerate(specs):
-        if spec.kind in (TrecMeasure.NDCG, TrecMeasure.NDCG_CUT):
+        if spec.kind in (TrecMeasure.TREC_NDCG, TrecMeasure.TREC_NDCG_CUT):
             groups.setdefault((spec.root, spec.gains), []).append(m)
     for columns in groups.values():
         cutoffs = np.array([specs[m].cutoff or _NO_CUTOFF for m in columns], dtype=np.int64)

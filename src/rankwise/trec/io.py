@@ -45,6 +45,7 @@ from typing import IO, Any, TypeAlias
 
 import numpy as np
 
+from .._core._enums import LineErrorKind
 from .._core.parallel import run_alone
 from .._core.validation import value_error
 from . import _text
@@ -620,15 +621,15 @@ def _line_error(path: str, raw: Raw, run: bool, error: _text.LineError) -> Value
     kind, line, fields, start, stop = error.args
     where = f"{path}, line {line}"
     layout = _RUN if run else _QRELS
-    if kind == _text.LineErrorKind.TOO_FEW:
+    if kind == LineErrorKind.TOO_FEW:
         need = f"at least 6 fields ({layout})" if run else f"4 fields ({layout})"
         return ValueError(f"{where}: a {'run' if run else 'qrels'} line needs {need}, found {fields}")
-    if kind == _text.LineErrorKind.TOO_MANY:
+    if kind == LineErrorKind.TOO_MANY:
         return ValueError(f"{where}: a qrels line has exactly 4 fields ({layout}), found {fields}; "
                           "trec_eval rejects extra fields in qrels")
     what = "score" if run else "relevance"
     token = _quote(raw[start:stop])
-    if kind == _text.LineErrorKind.NOT_FINITE:
+    if kind == LineErrorKind.NOT_FINITE:
         return ValueError(f"{where}: {what} {token} is not a finite number")
     return ValueError(f"{where}: {what} {token} is not a number")
 
