@@ -210,13 +210,12 @@ def test_kernels_return_at_once_when_stopped(rng):
     docs = np.arange(n, dtype=np.int64)
     rels = np.full(n, -7.0)
     starts, stops = indptr[:-1].copy(), indptr[1:].copy()
-    _trec.judge(docs, np.empty(0, dtype=np.int64), starts, stops, np.array([0, 1]), indptr, docs, scores, 0, 2,
-                rels, _stopped())
+    join = (docs, np.empty(0, dtype=np.int64), starts, stops, np.array([0, 1]), indptr, docs, scores)
+    _trec.judge(join, 0, 2, rels, _stopped())
     assert np.all(rels == -7.0)
     n_entries = np.full(2, -7, dtype=np.int64)
-    _trec.rank_judged(scores, docs, np.empty(0, dtype=np.int64), 0, np.empty(0, dtype=np.int64), 0, starts, stops,
-                      np.array([0, 1]), indptr, docs, scores, starts, 0, 2, np.empty(n, dtype=np.int64),
-                      np.empty(n), n_entries, _stopped())
+    _trec.rank_judged(scores, join, (0, np.empty(0, dtype=np.int64), 0),
+                      (starts, np.empty(n, dtype=np.int64), np.empty(n), n_entries), 0, 2, _stopped())
     assert np.all(n_entries == -7)
     ranked = np.full(n, -7.0)
     _trec.rank_relevance(scores, scores, indptr, 0, 2, ranked, np.empty(n), _stopped())
@@ -229,11 +228,11 @@ def test_kernels_return_at_once_when_stopped(rng):
                     _stopped())
     assert np.all(ideal == -7.0)
     measured = np.full((2, 1), -7.0)
-    _trec.trec_measures(scores, np.arange(1, n + 1, dtype=np.int64), np.empty(0), starts, np.diff(indptr),
-                        np.diff(indptr), np.ones(2), np.ones(2), np.array([3], dtype=np.int32), np.zeros((1, 4)),
-                        np.ones(1, dtype=np.int64), np.zeros((2, 1)), np.zeros((2, 1), dtype=np.int32),
-                        np.empty(0, dtype=np.int64), np.empty(0),
-                        np.zeros(2, dtype=np.int64), 1.0, False, 0, 2, measured, _stopped())
+    entries = (scores, np.arange(1, n + 1, dtype=np.int64), np.empty(0), starts, np.diff(indptr))
+    columns = (np.array([3], dtype=np.int32), np.zeros((1, 4)), np.ones(1, dtype=np.int64), np.zeros((2, 1)),
+               np.zeros((2, 1), dtype=np.int32), np.empty(0, dtype=np.int64), np.empty(0), np.zeros(2, dtype=np.int64))
+    _trec.trec_measures(entries, (np.diff(indptr), np.ones(2), np.ones(2)), columns, 1.0, False, 0, 2, measured,
+                        _stopped())
     assert np.all(measured == -7.0)
 
     repeated = np.zeros(n, dtype=np.int64)  # every document the same: a repeat at row 1

@@ -1,15 +1,20 @@
 import numpy as np
 import numpy.typing as npt
 
+# _Join.arrays(): docs, doc_map, run_start, run_stop, qrels_query, qrels_indptr, qrels_keys, qrels_rel.
+Join = tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+]
+
 def judge(
-    docs: npt.NDArray[np.int64],
-    doc_map: npt.NDArray[np.int64],
-    run_start: npt.NDArray[np.int64],
-    run_stop: npt.NDArray[np.int64],
-    qrels_query: npt.NDArray[np.int64],
-    qrels_indptr: npt.NDArray[np.int64],
-    qrels_keys: npt.NDArray[np.int64],
-    qrels_rel: npt.NDArray[np.float64],
+    join: Join,
     q_start: int,
     q_stop: int,
     rels: npt.NDArray[np.float64],
@@ -17,23 +22,11 @@ def judge(
 ) -> None: ...
 def rank_judged(
     scores: npt.NDArray[np.float64],
-    docs: npt.NDArray[np.int64],
-    doc_map: npt.NDArray[np.int64],
-    tie: int,
-    tie_map: npt.NDArray[np.int64],
-    label_order: int,
-    run_start: npt.NDArray[np.int64],
-    run_stop: npt.NDArray[np.int64],
-    qrels_query: npt.NDArray[np.int64],
-    qrels_indptr: npt.NDArray[np.int64],
-    qrels_keys: npt.NDArray[np.int64],
-    qrels_rel: npt.NDArray[np.float64],
-    entry_start: npt.NDArray[np.int64],
+    join: Join,
+    order: tuple[int, npt.NDArray[np.int64], int],
+    entries: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]],
     q_start: int,
     q_stop: int,
-    entry_rank: npt.NDArray[np.int64],
-    entry_rel: npt.NDArray[np.float64],
-    n_entries: npt.NDArray[np.int64],
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def rank_relevance(
@@ -67,22 +60,24 @@ def ideal_dcg(
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def trec_measures(
-    entry_rel: npt.NDArray[np.float64],
-    entry_rank: npt.NDArray[np.int64],
-    scores: npt.NDArray[np.float64],
-    entry_start: npt.NDArray[np.int64],
-    n_entries: npt.NDArray[np.int64],
-    num_ret: npt.NDArray[np.int64],
-    num_rel: npt.NDArray[np.float64],
-    num_nonrel: npt.NDArray[np.float64],
-    kinds: npt.NDArray[np.int32],
-    params: npt.NDArray[np.float64],
-    cutoffs: npt.NDArray[np.int64],
-    ideal: npt.NDArray[np.float64],
-    ideal_scale: npt.NDArray[np.int32],
-    gain_levels: npt.NDArray[np.int64],
-    gain_values: npt.NDArray[np.float64],
-    gain_start: npt.NDArray[np.int64],
+    entries: tuple[
+        npt.NDArray[np.float64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+    ],
+    counts: tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]],
+    columns: tuple[
+        npt.NDArray[np.int32],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.int32],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.int64],
+    ],
     level: float,
     expected: bool,
     q_start: int,

@@ -766,13 +766,18 @@ class _Join:
             return TieKey.TIE_DECIMAL, np.empty(0, dtype=np.int64), label_order
         return TieKey.TIE_MAPPED, self.run.docno_descending(), label_order
 
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The join as the kernels take it (``_trec.judge``'s ``join``)."""
+        return (self.run.docs, self.doc_map, self.run_start, self.run_stop, self.qrels_query, self.qrels_indptr,
+                self.qrels_keys, self.qrels_rel)
+
     def judge(self, threads: int) -> np.ndarray:
         """Relevance value of every run row of the evaluated queries (other rows undefined)."""
         rels = np.empty(self.run.docs.shape[0])
+        arrays = self.arrays()
 
         def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
-            judge(self.run.docs, self.doc_map, self.run_start, self.run_stop, self.qrels_query,
-                  self.qrels_indptr, self.qrels_keys, self.qrels_rel, q_start, q_stop, rels, stop)
+            judge(arrays, q_start, q_stop, rels, stop)
 
         run_over_queries(task, self.cost, threads)
         return rels
@@ -1171,10 +1176,11 @@ def _evaluate(join: _Join, specs: Sequence[TrecSpec], ties: str, level: float, l
             params[m, :len(spec.params)] = spec.params
     out = np.empty((n_queries, len(specs)))
 
+    counts = (num_ret, num_rel, num_nonrel)
+    columns = (kinds, params, cutoffs, ideal, ideal_scale, gain_levels, gain_values, gain_start)
+
     def measure(q_start: int, q_stop: int, stop: np.ndarray) -> None:
-        trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, cutoffs, ideal, ideal_scale,
-                      gain_levels, gain_values, gain_start, level, ties == "expected", q_start, q_stop, out,
-                      stop)
+        trec_measures(entries, counts, columns, level, ties == "expected", q_start, q_stop, out, stop)
 
     run_over_queries(measure, join.cost, threads)
     absent = num_ret == 0
@@ -1255,13 +1261,12 @@ def _rank_judged(join: _Join, ties: str, threads: int) -> _Entries:
     entry_rank = np.empty(int(capacity.sum()), dtype=np.int64)
     entry_rel = np.empty(entry_rank.shape[0])
     n_entries = np.empty(join.lengths.shape[0], dtype=np.int64)
-    tie, tie_map, label_order = join.tie_order(ties)
+    order = join.tie_order(ties)
     scores = np.ascontiguousarray(join.run.values)
+    arrays, out = join.arrays(), (entry_start, entry_rank, entry_rel, n_entries)
 
     def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
-        rank_judged(scores, join.run.docs, join.doc_map, tie, tie_map, label_order, join.run_start,
-                    join.run_stop, join.qrels_query, join.qrels_indptr, join.qrels_keys, join.qrels_rel,
-                    entry_start, q_start, q_stop, entry_rank, entry_rel, n_entries, stop)
+        rank_judged(scores, arrays, order, out, q_start, q_stop, stop)
 
     run_over_queries(task, join.cost, threads)
     return entry_rel, entry_rank, np.empty(0), entry_start, n_entries
