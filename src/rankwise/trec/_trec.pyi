@@ -1,20 +1,11 @@
 import numpy as np
 import numpy.typing as npt
 
-# _Join.arrays(): docs, doc_map, run_start, run_stop, qrels_query, qrels_indptr, qrels_keys, qrels_rel.
-Join = tuple[
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.float64],
-]
+# The tuples' arrays, in order, are listed in each kernel's docstring.
+_Arrays = tuple[np.ndarray, ...]
 
 def judge(
-    join: Join,
+    join: _Arrays,
     q_start: int,
     q_stop: int,
     rels: npt.NDArray[np.float64],
@@ -22,9 +13,9 @@ def judge(
 ) -> None: ...
 def rank_judged(
     scores: npt.NDArray[np.float64],
-    join: Join,
+    join: _Arrays,
     order: tuple[int, npt.NDArray[np.int64], int],
-    entries: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]],
+    entries: _Arrays,
     q_start: int,
     q_stop: int,
     stop: npt.NDArray[np.uint8] | None = ...,
@@ -60,24 +51,9 @@ def ideal_dcg(
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> None: ...
 def trec_measures(
-    entries: tuple[
-        npt.NDArray[np.float64],
-        npt.NDArray[np.int64],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.int64],
-        npt.NDArray[np.int64],
-    ],
-    counts: tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]],
-    columns: tuple[
-        npt.NDArray[np.int32],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.int64],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.int32],
-        npt.NDArray[np.int64],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.int64],
-    ],
+    entries: _Arrays,
+    counts: _Arrays,
+    columns: _Arrays,
     level: float,
     expected: bool,
     q_start: int,

@@ -768,8 +768,8 @@ class _Join:
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """The join as the kernels take it (``_trec.judge``'s ``join``)."""
-        return (self.run.docs, self.doc_map, self.run_start, self.run_stop, self.qrels_query, self.qrels_indptr,
-                self.qrels_keys, self.qrels_rel)
+        return (self.run.docs, self.doc_map, self.run_start, self.run_stop, self.qrels_query,
+                self.qrels_indptr, self.qrels_keys, self.qrels_rel)
 
     def judge(self, threads: int) -> np.ndarray:
         """Relevance value of every run row of the evaluated queries (other rows undefined)."""
