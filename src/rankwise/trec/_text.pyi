@@ -57,14 +57,9 @@ def byte_ranks(
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> npt.NDArray[np.int64] | None: ...
 def format_rows(
-    query_data: npt.NDArray[np.uint8],
-    query_offsets: npt.NDArray[np.int64],
-    query_codes: npt.NDArray[np.int64],
-    doc_data: npt.NDArray[np.uint8],
-    doc_offsets: npt.NDArray[np.int64],
-    doc_codes: npt.NDArray[np.int64],
-    values: npt.NDArray[np.float64],
-    ranks: npt.NDArray[np.int64],
+    queries: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
+    docs: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
+    rows: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]],
     name: bytes,
     start: int,
     stop: int,

@@ -437,77 +437,107 @@ def lookup(const uint8_t[::1] data, const int64_t[::1] offsets,
 
 # ---------------------------------------------------------------------------- numbers
 
-cdef bint parse_number(const uint8_t* p, Py_ssize_t n, double* out) noexcept nogil:
-    """``strtod`` (C locale) of the whole token; False if any of it is not part of the number.
+cdef struct Decimal:
+    # A token read as sign, decimal digits, one point and an exponent.
+    uint64_t mantissa          # its first 19 significant digits
+    int digits                 # how many those are
+    int fraction               # digits after the point (up to 100000)
+    int exponent               # (up to 100000)
+    bint negative
+    bint exp_negative
+    bint any_digit
 
-    Plain decimals with at most 19 significant digits, a mantissa below 2**53 and a
-    decimal exponent within 22 take an exact fast path; everything else (longer digit
-    strings, hex, inf, nan, huge exponents) goes to strtod itself.
-    """
+
+cdef inline Py_ssize_t scan_mantissa(const uint8_t* p, Py_ssize_t n, Decimal* d) noexcept nogil:
+    # Sign, digits and one point; where they end (a 20th significant digit ends them too).
     cdef Py_ssize_t i = 0
-    cdef bint negative = False, in_fraction = False, any_digit = False, exp_negative = False
-    cdef uint64_t mantissa = 0
-    cdef int digits = 0, fraction = 0, exponent = 0, e10
+    cdef bint in_fraction = False
     cdef uint8_t c
-    cdef char small[NUMBER_BUFFER]
-    cdef char* copy
-    cdef char* end
     if n > 0 and (p[0] == 43 or p[0] == 45):  # + -
-        negative = p[0] == 45
+        d.negative = p[0] == 45
         i = 1
     while i < n:
         c = p[i]
         if c >= 48 and c <= 57:
-            any_digit = True
-            if mantissa != 0 or c != 48:
-                if digits == 19:
+            d.any_digit = True
+            if d.mantissa != 0 or c != 48:
+                if d.digits == 19:
                     break
-                mantissa = mantissa * 10 + (c - 48)
-                digits += 1
-            fraction += in_fraction
-            if fraction > 100000:
+                d.mantissa = d.mantissa * 10 + (c - 48)
+                d.digits += 1
+            d.fraction += in_fraction
+            if d.fraction > 100000:
                 break
         elif c == 46 and not in_fraction:  # .
             in_fraction = True
         else:
             break
         i += 1
-    if any_digit and i < n and (p[i] == 101 or p[i] == 69):  # e E
+    return i
+
+
+cdef inline Py_ssize_t scan_exponent(const uint8_t* p, Py_ssize_t n, Py_ssize_t i, Decimal* d) noexcept nogil:
+    # The exponent from p[i] on, if any; where it ends, or -1 for an "e" without digits.
+    if i < n and (p[i] == 101 or p[i] == 69):  # e E
         i += 1
         if i < n and (p[i] == 43 or p[i] == 45):
-            exp_negative = p[i] == 45
+            d.exp_negative = p[i] == 45
             i += 1
-        if i < n and p[i] >= 48 and p[i] <= 57:
-            while i < n and p[i] >= 48 and p[i] <= 57 and exponent < 100000:
-                exponent = exponent * 10 + (p[i] - 48)
-                i += 1
-        else:
-            any_digit = False
-    if any_digit and i == n:
-        e10 = (-exponent if exp_negative else exponent) - fraction
-        if mantissa == 0:
-            out[0] = -0.0 if negative else 0.0
-            return True
-        if mantissa <= MANTISSA_LIMIT and -22 <= e10 <= 22:
-            out[0] = <double>mantissa * POW10[e10] if e10 >= 0 else <double>mantissa / POW10[-e10]
-            if negative:
-                out[0] = -out[0]
-            return True
-    if n == 0:
+        if not (i < n and p[i] >= 48 and p[i] <= 57):
+            return -1
+        while i < n and p[i] >= 48 and p[i] <= 57 and d.exponent < 100000:
+            d.exponent = d.exponent * 10 + (p[i] - 48)
+            i += 1
+    return i
+
+
+cdef inline bint fast_decimal(const uint8_t* p, Py_ssize_t n, double* out) noexcept nogil:
+    # The exact fast path of parse_number; False where strtod must decide.
+    cdef Decimal d
+    cdef int e10
+    memset(&d, 0, sizeof(Decimal))
+    cdef Py_ssize_t i = scan_mantissa(p, n, &d)
+    if not d.any_digit or scan_exponent(p, n, i, &d) != n:
         return False
-    if n < NUMBER_BUFFER:
-        copy = &small[0]
-    else:
-        copy = <char*>malloc(n + 1)
+    e10 = (-d.exponent if d.exp_negative else d.exponent) - d.fraction
+    if d.mantissa == 0:
+        out[0] = -0.0 if d.negative else 0.0
+        return True
+    if d.mantissa <= MANTISSA_LIMIT and -22 <= e10 <= 22:
+        out[0] = <double>d.mantissa * POW10[e10] if e10 >= 0 else <double>d.mantissa / POW10[-e10]
+        if d.negative:
+            out[0] = -out[0]
+        return True
+    return False
+
+
+cdef bint strtod_token(const uint8_t* p, Py_ssize_t n, double* out) noexcept nogil:
+    # strtod (C locale) of a NUL-terminated copy; True if it read the whole token.
+    cdef char small[NUMBER_BUFFER]
+    cdef char* copy = &small[0] if n < NUMBER_BUFFER else <char*>malloc(n + 1)
+    cdef char* end
+    cdef Py_ssize_t read
     if copy == NULL:
         return False
     memcpy(copy, p, n)
     copy[n] = 0
     out[0] = c_strtod(copy, &end)
-    i = end - copy
+    read = end - copy
     if n >= NUMBER_BUFFER:
         free(copy)
-    return i == n
+    return read == n
+
+
+cdef inline bint parse_number(const uint8_t* p, Py_ssize_t n, double* out) noexcept nogil:
+    """``strtod`` (C locale) of the whole token; False if any of it is not part of the number.
+
+    Plain decimals with at most 19 significant digits, a mantissa below 2**53 and a
+    decimal exponent within 22 take an exact fast path; everything else (longer digit
+    strings, hex, inf, nan, huge exponents) goes to strtod itself.
+    """
+    if fast_decimal(p, n, out):
+        return True
+    return n > 0 and strtod_token(p, n, out)
 
 
 def parse_numbers(const uint8_t[::1] data, const int64_t[::1] offsets):
@@ -552,96 +582,160 @@ cdef Py_ssize_t count_lines(const uint8_t* buf, Py_ssize_t size, const uint8_t* 
     return n
 
 
-cdef void parse_buffer(const uint8_t* buf, Py_ssize_t size, bint run, Interner* queries,
-                       Interner* docs, int64_t* query_codes, int64_t* doc_codes, double* values,
-                       int64_t* lines, Outcome* out, const uint8_t* flag) noexcept nogil:
-    cdef int need = RUN_FIELDS if run else QRELS_FIELDS
-    cdef int value_field = 4 if run else 3
-    cdef Py_ssize_t pos = 0, eol, p, block_end
+cdef struct Parse:
+    # parse_buffer's file, its two interners (their base is the file) and its output
+    # columns, one row per data line.
+    const uint8_t* buf
+    Py_ssize_t size
+    bint run
+    Interner* queries
+    Interner* docs
+    int64_t* query_codes
+    int64_t* doc_codes
+    double* values
+    int64_t* lines
+    const uint8_t* flag
+
+
+cdef struct Cursor:
+    # Where parse_buffer is: the line, the next row, the last query id, the docnos not yet interned.
+    int64_t line
+    int64_t row
+    int64_t query              # code of the last query id, buf[last_start:last_start + last_length]
+    Py_ssize_t last_start
+    Py_ssize_t last_length
+    Py_ssize_t n_pending
+    Probe pending[BATCH]
+
+
+cdef inline Py_ssize_t skip_blank(const uint8_t* buf, Py_ssize_t p, Py_ssize_t eol) noexcept nogil:
+    while p < eol and is_blank(buf[p]):
+        p += 1
+    return p
+
+
+cdef inline Py_ssize_t split_fields(const uint8_t* buf, Py_ssize_t p, Py_ssize_t eol, int need,
+                                    Py_ssize_t* starts, Py_ssize_t* stops, int* nf) noexcept nogil:
+    # Up to ``need`` fields from p on, into starts/stops (``nf`` of them); where it stopped.
+    while p < eol and nf[0] < need:
+        starts[nf[0]] = p
+        while p < eol and not is_blank(buf[p]):
+            p += 1
+        stops[nf[0]] = p
+        nf[0] += 1
+        p = skip_blank(buf, p, eol)
+    return p
+
+
+cdef int count_fields(const uint8_t* buf, Py_ssize_t p, Py_ssize_t eol) noexcept nogil:
+    cdef int n = 0
+    while p < eol:
+        while p < eol and not is_blank(buf[p]):
+            p += 1
+        n += 1
+        p = skip_blank(buf, p, eol)
+    return n
+
+
+cdef inline int line_error(Outcome* out, int error, const Cursor* c, int nf, Py_ssize_t start,
+                           Py_ssize_t stop) noexcept nogil:
+    out.error, out.line, out.fields = error, c.line, nf
+    out.token_start, out.token_stop = start, stop
+    return error
+
+
+cdef inline int parse_line(const Parse* ps, Cursor* c, Py_ssize_t p, Py_ssize_t eol, Outcome* out) noexcept nogil:
+    """One data line from p (its first field); 0, or the error written to ``out``."""
+    cdef const uint8_t* buf = ps.buf
+    cdef int need = RUN_FIELDS if ps.run else QRELS_FIELDS, value_field = 4 if ps.run else 3, nf = 0
     cdef Py_ssize_t starts[RUN_FIELDS]
     cdef Py_ssize_t stops[RUN_FIELDS]
-    cdef Probe pending[BATCH]
-    cdef Py_ssize_t n_pending = 0
-    cdef const uint8_t* nl
-    cdef int nf
-    cdef int64_t line = 0, row = 0, query = -1, length
-    cdef Py_ssize_t last_start = 0, last_length = -1
+    cdef Py_ssize_t length
     cdef double value
+    p = split_fields(buf, p, eol, need, starts, stops, &nf)
+    if nf < need:
+        return line_error(out, TOO_FEW, c, nf, 0, 0)
+    if p < eol and not ps.run:
+        return line_error(out, TOO_MANY, c, nf + count_fields(buf, p, eol), 0, 0)
+    if not parse_number(buf + starts[value_field], stops[value_field] - starts[value_field], &value):
+        return line_error(out, NOT_NUMBER, c, nf, starts[value_field], stops[value_field])
+    if not ps.run and not isfinite(value):
+        return line_error(out, NOT_FINITE, c, nf, starts[value_field], stops[value_field])
+    # Runs and qrels list a query's lines together, so the previous query id is
+    # usually the answer and costs one compare instead of a hash probe.
+    length = stops[0] - starts[0]
+    if length != c.last_length or memcmp(buf + starts[0], buf + c.last_start, length) != 0:
+        c.query = interner_add(ps.queries, starts[0], length, interner_hash(ps.queries, buf + starts[0], length))
+        if c.query < 0:
+            out.error = NO_MEMORY
+            return NO_MEMORY
+        c.last_start, c.last_length = starts[0], length
+    if ps.run:
+        # trec_eval keeps the runid of the last line read.
+        out.name_start, out.name_stop = starts[5], stops[5]
+    ps.query_codes[c.row] = c.query
+    ps.values[c.row] = value
+    ps.lines[c.row] = c.line
+    probe_init(ps.docs, &c.pending[c.n_pending], buf, starts[2], stops[2] - starts[2])
+    c.n_pending += 1
+    c.row += 1
+    return 0
+
+
+cdef inline int flush_docs(const Parse* ps, Cursor* c, Outcome* out) noexcept nogil:
+    # Interns the pending docnos, whose rows are the last n_pending.
+    if add_batch(ps.docs, c.pending, c.n_pending, ps.doc_codes + c.row - c.n_pending, 1) < 0:
+        out.error = NO_MEMORY
+        return NO_MEMORY
+    c.n_pending = 0
+    return 0
+
+
+cdef void parse_buffer(const Parse* ps, Outcome* out) noexcept nogil:
+    cdef const uint8_t* buf = ps.buf
+    cdef Py_ssize_t pos = 0, eol, p, block_end
+    cdef const uint8_t* nl
+    cdef Cursor c
+    c.line, c.row, c.query, c.last_start, c.last_length, c.n_pending = 0, 0, -1, 0, -1, 0
     # In blocks of bytes, the stop flag checked between them: the loop over lines stays as it was.
-    while pos < size:
-        if stopped(flag):
+    while pos < ps.size:
+        if stopped(ps.flag):
             out.error = STOPPED
             return
-        block_end = min(pos + TEXT_BLOCK, size)
+        block_end = min(pos + TEXT_BLOCK, ps.size)
         while pos < block_end:
-            line += 1
-            nl = <const uint8_t*>memchr(buf + pos, NEWLINE, size - pos)
-            eol = nl - buf if nl != NULL else size
-            p = pos
+            c.line += 1
+            nl = <const uint8_t*>memchr(buf + pos, NEWLINE, ps.size - pos)
+            eol = nl - buf if nl != NULL else ps.size
+            p = skip_blank(buf, pos, eol)
             pos = eol + 1
-            while p < eol and is_blank(buf[p]):
-                p += 1
             # trec_eval skips blank lines only in runs and sees comments only at column 0 in
             # qrels; neither carries data, so both are skipped everywhere.
             if p == eol or buf[p] == HASH:
                 continue
-            nf = 0
-            while p < eol and nf < need:
-                starts[nf] = p
-                while p < eol and not is_blank(buf[p]):
-                    p += 1
-                stops[nf] = p
-                nf += 1
-                while p < eol and is_blank(buf[p]):
-                    p += 1
-            if nf < need:
-                out.error, out.line, out.fields = TOO_FEW, line, nf
+            if parse_line(ps, &c, p, eol, out) != 0:
                 return
-            if p < eol and not run:
-                while p < eol:
-                    while p < eol and not is_blank(buf[p]):
-                        p += 1
-                    nf += 1
-                    while p < eol and is_blank(buf[p]):
-                        p += 1
-                out.error, out.line, out.fields = TOO_MANY, line, nf
+            if c.n_pending == BATCH and flush_docs(ps, &c, out) != 0:
                 return
-            if not parse_number(buf + starts[value_field], stops[value_field] - starts[value_field],
-                                &value):
-                out.error, out.line, out.fields = NOT_NUMBER, line, nf
-                out.token_start, out.token_stop = starts[value_field], stops[value_field]
-                return
-            if not run and not isfinite(value):
-                out.error, out.line, out.fields = NOT_FINITE, line, nf
-                out.token_start, out.token_stop = starts[value_field], stops[value_field]
-                return
-            # Runs and qrels list a query's lines together, so the previous query id is
-            # usually the answer and costs one compare instead of a hash probe.
-            length = stops[0] - starts[0]
-            if length != last_length or memcmp(buf + starts[0], buf + last_start, length) != 0:
-                query = interner_add(queries, starts[0], length, interner_hash(queries, buf + starts[0], length))
-                if query < 0:
-                    out.error = NO_MEMORY
-                    return
-                last_start, last_length = starts[0], length
-            if run:
-                # trec_eval keeps the runid of the last line read.
-                out.name_start, out.name_stop = starts[5], stops[5]
-            query_codes[row] = query
-            values[row] = value
-            lines[row] = line
-            probe_init(docs, &pending[n_pending], buf, starts[2], stops[2] - starts[2])
-            n_pending += 1
-            row += 1
-            if n_pending == BATCH:
-                if add_batch(docs, pending, n_pending, doc_codes + row - n_pending, 1) < 0:
-                    out.error = NO_MEMORY
-                    return
-                n_pending = 0
-    if add_batch(docs, pending, n_pending, doc_codes + row - n_pending, 1) < 0:
-        out.error = NO_MEMORY
-        return
-    out.rows = row
+    if flush_docs(ps, &c, out) == 0:
+        out.rows = c.row
+
+
+cdef tuple trimmed(tuple columns, int64_t rows, Py_ssize_t capacity):
+    # Comment and blank lines leave rows unused at the end: views drop a few, copies free many.
+    if rows < capacity // 2:
+        return tuple([column[:rows].copy() for column in columns])
+    if rows < capacity:
+        return tuple([column[:rows] for column in columns])
+    return columns
+
+
+cdef inline int64_t* int_column(int64_t[::1] a) noexcept:
+    return &a[0] if a.shape[0] > 0 else NULL
+
+
+cdef inline double* real_column(double[::1] a) noexcept:
+    return &a[0] if a.shape[0] > 0 else NULL
 
 
 def parse_lines(const uint8_t[::1] buf, bint run, const uint8_t[::1] stop=None):
@@ -654,55 +748,40 @@ def parse_lines(const uint8_t[::1] buf, bint run, const uint8_t[::1] stop=None):
     Raises :class:`LineError` for a malformed line. Returns None once ``stop`` (the
     call's stop flag, ``_stop.pxd``) is set.
     """
-    cdef Py_ssize_t size = buf.shape[0], capacity
-    cdef const uint8_t* base = pointer(buf)
-    cdef const uint8_t* flag = flag_of(stop)
+    cdef Py_ssize_t capacity
     cdef Interner queries, docs
     cdef Outcome out
+    cdef Parse ps = Parse(pointer(buf), buf.shape[0], run, &queries, &docs, NULL, NULL, NULL, NULL, flag_of(stop))
     memset(&out, 0, sizeof(Outcome))
     with nogil:
-        capacity = count_lines(base, size, flag)
-    if was_stopped(flag):
+        capacity = count_lines(ps.buf, ps.size, ps.flag)
+    if was_stopped(ps.flag):
         return None
-    query_codes = np.empty(capacity, dtype=np.int64)
-    doc_codes = np.empty(capacity, dtype=np.int64)
-    values = np.empty(capacity, dtype=np.float64)
-    lines = np.empty(capacity, dtype=np.int64)
-    cdef int64_t[::1] q = query_codes, d = doc_codes, li = lines
-    cdef double[::1] v = values
-    cdef int64_t* q_ptr = &q[0] if capacity else NULL
-    cdef int64_t* d_ptr = &d[0] if capacity else NULL
-    cdef int64_t* l_ptr = &li[0] if capacity else NULL
-    cdef double* v_ptr = &v[0] if capacity else NULL
+    columns = (np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64),
+               np.empty(capacity, dtype=np.float64), np.empty(capacity, dtype=np.int64))
+    ps.query_codes, ps.doc_codes = int_column(columns[0]), int_column(columns[1])
+    ps.values, ps.lines = real_column(columns[2]), int_column(columns[3])
     # Most docnos of a run or qrels appear once or a few times; starting at half the
     # lines saves most regrowth of a big table at a few bytes per line.
-    cdef int failed = interner_init(&queries, base, 64) < 0
-    failed |= interner_init(&docs, base, capacity // 2) < 0
+    cdef int failed = interner_init(&queries, ps.buf, 64) < 0
+    failed |= interner_init(&docs, ps.buf, capacity // 2) < 0
     try:
         if failed:
             raise MemoryError()
         with nogil:
-            parse_buffer(base, size, run, &queries, &docs, q_ptr, d_ptr, v_ptr, l_ptr, &out, flag)
+            parse_buffer(&ps, &out)
         if out.error == NO_MEMORY:
             raise MemoryError()
         if out.error == STOPPED:
             return None
         if out.error:
-            raise LineError(LineErrorKind(out.error), out.line, out.fields, out.token_start,
-                            out.token_stop)
+            raise LineError(LineErrorKind(out.error), out.line, out.fields, out.token_start, out.token_stop)
         query_data, query_offsets = interner_table(&queries)
         doc_data, doc_offsets = interner_table(&docs)
     finally:
         interner_free(&queries)
         interner_free(&docs)
-    # Comment and blank lines leave rows unused at the end: views drop a few, copies
-    # free many.
-    if out.rows < capacity // 2:
-        query_codes, doc_codes = query_codes[:out.rows].copy(), doc_codes[:out.rows].copy()
-        values, lines = values[:out.rows].copy(), lines[:out.rows].copy()
-    elif out.rows < capacity:
-        query_codes, doc_codes = query_codes[:out.rows], doc_codes[:out.rows]
-        values, lines = values[:out.rows], lines[:out.rows]
+    query_codes, doc_codes, values, lines = trimmed(columns, out.rows, capacity)
     return (query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values,
             lines, out.name_start, out.name_stop)
 
@@ -982,53 +1061,67 @@ cdef inline void put_int(Buffer* b, int64_t v) noexcept nogil:
     put(b, digits + k, 24 - k)
 
 
-def format_rows(const uint8_t[::1] query_data, const int64_t[::1] query_offsets,
-                const int64_t[::1] query_codes, const uint8_t[::1] doc_data,
-                const int64_t[::1] doc_offsets, const int64_t[::1] doc_codes,
-                const double[::1] values, const int64_t[::1] ranks, bytes name,
-                Py_ssize_t start, Py_ssize_t stop):
+cdef inline void put_span(Buffer* b, const Spans* t, int64_t code) noexcept nogil:
+    put(b, t.base + t.offsets[code], t.offsets[code + 1] - t.offsets[code])
+
+
+cdef inline void put_value(Buffer* b, double v, bint run):
+    cdef char* text
+    if not run and v == floor(v) and -1e15 < v < 1e15:
+        put_int(b, <int64_t>v)
+        return
+    text = PyOS_double_to_string(v, b'r', 0, Py_DTSF_ADD_DOT_0, NULL)
+    put(b, text, len(text))
+    PyMem_Free(text)
+
+
+cdef Spans spans_of(tuple table):
+    # (data, offsets) as Spans; the caller keeps the arrays alive.
+    cdef const uint8_t[::1] data
+    cdef const int64_t[::1] offsets
+    data, offsets = table
+    return Spans(pointer(data), &offsets[0])
+
+
+def format_rows(tuple queries, tuple docs, tuple rows, bytes name, Py_ssize_t start, Py_ssize_t stop):
     """Rows ``start:stop`` as TREC lines: qrels when ``ranks`` is empty, else a run.
 
-    Qrels: ``qid 0 docno rel`` with an integral rel printed as an integer. Run: ``qid Q0
-    docno rank score name``. Other numbers are printed as Python's repr, which reads
-    back to the same double. Codes must be valid indices into their tables.
+    ``queries`` and ``docs`` are string tables ``(data, offsets)``, ``rows`` is
+    ``(query_codes, doc_codes, values, ranks)``. Qrels: ``qid 0 docno rel`` with an
+    integral rel printed as an integer. Run: ``qid Q0 docno rank score name``. Other
+    numbers are printed as Python's repr, which reads back to the same double. Codes
+    must be valid indices into their tables.
     """
-    cdef const uint8_t* qd = pointer(query_data)
-    cdef const uint8_t* dd = pointer(doc_data)
-    cdef const char* name_ptr = name
+    cdef const int64_t[::1] query_codes, doc_codes, ranks
+    cdef const double[::1] values
+    query_codes, doc_codes, values, ranks = rows
+    cdef Spans qt = spans_of(queries), dt = spans_of(docs)
     cdef Py_ssize_t name_length = len(name), i
     cdef bint run = ranks.shape[0] > 0
     cdef int64_t q, d
-    cdef double v
-    cdef char* text
     cdef Buffer b
     b.data, b.size, b.capacity = NULL, 0, 0
     try:
         # Formatting holds the GIL: the shortest round-trip repr of a double is CPython's.
         for i in range(start, stop):
-            q, d, v = query_codes[i], doc_codes[i], values[i]
-            if reserve(&b, query_offsets[q + 1] - query_offsets[q] + doc_offsets[d + 1]
-                       - doc_offsets[d] + name_length + 64) < 0:
+            q, d = query_codes[i], doc_codes[i]
+            if reserve(&b, qt.offsets[q + 1] - qt.offsets[q] + dt.offsets[d + 1] - dt.offsets[d] + name_length
+                       + 64) < 0:
                 raise MemoryError()
-            put(&b, qd + query_offsets[q], query_offsets[q + 1] - query_offsets[q])
+            put_span(&b, &qt, q)
             if run:
                 put(&b, b" Q0 ", 4)
             else:
                 put(&b, b" 0 ", 3)
-            put(&b, dd + doc_offsets[d], doc_offsets[d + 1] - doc_offsets[d])
+            put_span(&b, &dt, d)
             put(&b, b" ", 1)
             if run:
                 put_int(&b, ranks[i])
                 put(&b, b" ", 1)
-            if not run and v == floor(v) and -1e15 < v < 1e15:
-                put_int(&b, <int64_t>v)
-            else:
-                text = PyOS_double_to_string(v, b'r', 0, Py_DTSF_ADD_DOT_0, NULL)
-                put(&b, text, len(text))
-                PyMem_Free(text)
+            put_value(&b, values[i], run)
             if run:
                 put(&b, b" ", 1)
-                put(&b, name_ptr, name_length)
+                put(&b, <const char*>name, name_length)
             put(&b, b"\n", 1)
         return PyBytes_FromStringAndSize(b.data, b.size)
     finally:

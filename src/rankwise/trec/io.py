@@ -752,8 +752,9 @@ def _write(path: object, columns: TrecColumns, query_codes: np.ndarray, doc_code
     path = os.fspath(path)
     is_gz = (path.endswith(b".gz") if isinstance(path, bytes) else path.endswith(".gz"))
     queries, docs = columns.queries, columns.docs
+    rows = (query_codes, doc_codes, values, ranks)
     with (gzip.open(path, "wb", compresslevel=6) if is_gz else open(path, "wb")) as f:
         for start in range(0, values.shape[0], _WRITE_CHUNK):
             stop = min(start + _WRITE_CHUNK, values.shape[0])
-            f.write(_text.format_rows(queries.data, queries.offsets, query_codes, docs.data, docs.offsets,
-                                      doc_codes, values, ranks, name, start, stop))
+            f.write(_text.format_rows((queries.data, queries.offsets), (docs.data, docs.offsets), rows, name,
+                                      start, stop))
