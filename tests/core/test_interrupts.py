@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import rankwise as rw
+from rankwise._core import _intern
 from rankwise._core import parallel as _parallel
 from rankwise._core._enums import Metric
 from rankwise.lists import _listwise
@@ -253,9 +254,9 @@ def test_text_kernels_return_at_once_when_stopped():
     data = np.frombuffer(b"abcabd", dtype=np.uint8)
     offsets = np.array([0, 3, 6], dtype=np.int64)
     assert _text.parse_lines(text, True, _stopped()) is None
-    assert _text.intern(data, offsets, stop=_stopped()) is None
-    assert _text.lookup(data, offsets, data, offsets, stop=_stopped()) is None
-    assert _text.byte_ranks(data, offsets, _stopped()) is None
+    assert _intern.intern(data, offsets, stop=_stopped()) is None
+    assert _intern.lookup(data, offsets, data, offsets, stop=_stopped()) is None
+    assert _intern.byte_ranks(data, offsets, _stopped()) is None
     codes = np.zeros(2000, dtype=np.int64)
     assert _text.first_duplicate(codes, codes, 1, 1) == (0, 1)
     assert _text.first_duplicate(codes, codes, 1, 1, _stopped()) == (-1, -1)
@@ -325,16 +326,20 @@ _KERNELS = {
     "rankwise.trec.ids": ["first_duplicate_grouped", "run_starts", "group_by_query"],
     "rankwise.stats.significance": ["sign_flip_sums", "bootstrap_sums"],
 }
-_TEXT_KERNELS = ["intern", "lookup", "byte_ranks", "first_invalid_utf8", "parse_lines", "first_duplicate"]
+# Kernel modules that trec.io and _core.strings use through their module object: name -> kernels.
+_MODULE_KERNELS = {
+    "_text": (_text, "rankwise.trec.io", ["first_invalid_utf8", "parse_lines", "first_duplicate"]),
+    "_intern": (_intern, "rankwise._core.strings", ["intern", "lookup", "byte_ranks"]),
+}
 
 
-class _TextSpy:
-    def __init__(self, spy):
-        self._spy = spy
+class _ModuleSpy:
+    def __init__(self, spy, label, module, names):
+        self._spy, self._label, self._module, self._names = spy, label, module, names
 
     def __getattr__(self, name):
-        func = getattr(_text, name)
-        return self._spy(f"_text.{name}", func) if name in _TEXT_KERNELS else func
+        func = getattr(self._module, name)
+        return self._spy(f"{self._label}.{name}", func) if name in self._names else func
 
 
 def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
@@ -353,7 +358,8 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
         module = importlib.import_module(module_name)
         for name in names:
             monkeypatch.setattr(module, name, spy(f"{module_name}.{name}", getattr(module, name)))
-    monkeypatch.setattr(importlib.import_module("rankwise.trec.io"), "_text", _TextSpy(spy))
+    for label, (module, user, names) in _MODULE_KERNELS.items():
+        monkeypatch.setattr(importlib.import_module(user), label, _ModuleSpy(spy, label, module, names))
 
     y, s = rng.integers(0, 3, (20, 50)), rng.random((20, 50))
     rw.evaluate(y, s, ["MAP", "nDCG@10"])
@@ -372,7 +378,8 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
     a, b = rng.random(30), rng.random(30)
     rw.compare(a, b, "randomization", n_resamples=100, seed=1)
     rw.compare(a, b, "bootstrap", n_resamples=100, seed=1)
-    expected = {f"{m}.{n}" for m, names in _KERNELS.items() for n in names} | {f"_text.{n}" for n in _TEXT_KERNELS}
+    expected = {f"{m}.{n}" for m, names in _KERNELS.items() for n in names}
+    expected |= {f"{label}.{n}" for label, (_, _, names) in _MODULE_KERNELS.items() for n in names}
     assert set(calls) == expected
 
 

@@ -5,20 +5,6 @@ import numpy.typing as npt
 
 class LineError(ValueError): ...
 
-def intern(
-    data: npt.NDArray[np.uint8],
-    offsets: npt.NDArray[np.int64],
-    hash_mask: int = ...,
-    stop: npt.NDArray[np.uint8] | None = ...,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]] | None: ...
-def lookup(
-    data: npt.NDArray[np.uint8],
-    offsets: npt.NDArray[np.int64],
-    other_data: npt.NDArray[np.uint8],
-    other_offsets: npt.NDArray[np.int64],
-    hash_mask: int = ...,
-    stop: npt.NDArray[np.uint8] | None = ...,
-) -> npt.NDArray[np.int64] | None: ...
 def parse_numbers(
     data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]: ...
@@ -51,11 +37,6 @@ def first_duplicate(
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> tuple[int, int]: ...
 def occurrence_ranks(codes: npt.NDArray[np.int64], n_codes: int) -> npt.NDArray[np.int64]: ...
-def byte_ranks(
-    data: npt.NDArray[np.uint8],
-    offsets: npt.NDArray[np.int64],
-    stop: npt.NDArray[np.uint8] | None = ...,
-) -> npt.NDArray[np.int64] | None: ...
 def format_rows(
     queries: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
     docs: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],

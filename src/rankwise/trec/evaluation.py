@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from .._core._enums import TieKey, TrecMeasure
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
+from .._core.strings import StringTable
 from .._core.validation import as_array, as_real, check_choice, check_flag, value_error
 from ._ids import group_by_query
 from ._text import first_duplicate
@@ -42,7 +43,6 @@ from .ids import IdColumns, as_ids, byte_order, canonical_ints, id_columns
 from .io import (
     PathName,
     Source,
-    StringTable,
     TrecColumns,
     check_ids,
     check_run_name,

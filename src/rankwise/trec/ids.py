@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from .._core.parallel import run_alone, run_over_queries
+from .._core.strings import StringTable
 from .._core.validation import as_array
 from ._ids import decimal_keys, first_duplicate_grouped, group_by_query, run_starts
-from .io import StringTable
 
 __all__ = ["IdColumns", "as_ids", "byte_order", "canonical_ints", "id_columns"]
 
