@@ -5,14 +5,11 @@
 # match by comparing the bytes, so two spans get one code exactly when their bytes are
 # equal; hash quality only affects speed. Codes are given in first-seen order.
 #
-# Inline, so that a parser interning on the fly (trec/_text.pyx) calls it as it would its
-# own code; ``interner_table`` (which allocates the arrays) lives in _intern.pyx with the
-# Python-visible kernels of StringTable (``_core/strings.py``).
-from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcmp, memcpy, memset
-
-from rankwise._core._stop cimport POLL_MASK, stopped
+# What a parser runs per string (hashing, probing, the first prefetch) is inline here; what
+# runs per batch of strings or per new string lives in _intern.pyx, with the Python-visible
+# kernels of StringTable (``_core/strings.py``).
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy
 
 
 cdef extern from *:
@@ -106,29 +103,6 @@ cdef struct Interner:
     int64_t capacity
 
 
-cdef inline int interner_init(Interner* t, const uint8_t* base, int64_t expected) noexcept nogil:
-    cdef uint64_t n_slots = MIN_SLOTS
-    memset(t, 0, sizeof(Interner))
-    t.base = base
-    t.hash_mask = ~(<uint64_t>0)
-    while n_slots < 2 * <uint64_t>expected:
-        n_slots <<= 1
-    t.slots = <Slot*>malloc(n_slots * sizeof(Slot))
-    t.capacity = max(expected, <int64_t>MIN_SLOTS)
-    t.entries = <Entry*>malloc(t.capacity * sizeof(Entry))
-    if t.slots == NULL or t.entries == NULL:
-        return -1
-    memset(t.slots, 0xFF, n_slots * sizeof(Slot))
-    t.mask = n_slots - 1
-    return 0
-
-
-cdef inline void interner_free(Interner* t) noexcept nogil:
-    free(t.slots)
-    free(t.entries)
-    memset(t, 0, sizeof(Interner))
-
-
 cdef inline uint64_t interner_hash(const Interner* t, const uint8_t* p, int64_t n) noexcept nogil:
     return hash_bytes(p, n) & t.hash_mask
 
@@ -154,57 +128,6 @@ cdef inline int64_t interner_find(const Interner* t, const uint8_t* p, int64_t n
         i = (i + 1) & t.mask
 
 
-cdef inline int interner_grow_slots(Interner* t) noexcept nogil:
-    cdef uint64_t n_slots = (t.mask + 1) << 1
-    cdef uint64_t mask = n_slots - 1, i, h
-    cdef int64_t c
-    cdef Slot* slots = <Slot*>malloc(n_slots * sizeof(Slot))
-    if slots == NULL:
-        return -1
-    memset(slots, 0xFF, n_slots * sizeof(Slot))
-    # Hashes are not stored (a third less memory per string): codes are numbered in the
-    # order their bytes appear, so rehashing streams through the base buffer.
-    for c in range(t.size):
-        h = interner_hash(t, t.base + t.entries[c].start, t.entries[c].length)
-        i = (h >> 32) & mask
-        while slots[i].code >= 0:
-            i = (i + 1) & mask
-        slots[i].code = <int32_t>c
-        slots[i].tag = <uint32_t>h
-    free(t.slots)
-    t.slots = slots
-    t.mask = mask
-    return 0
-
-
-cdef inline int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noexcept nogil:
-    """The code of the span base[start:start + n], adding it if new; -1 if out of memory."""
-    cdef int64_t found = interner_find(t, t.base + start, n, h)
-    cdef uint64_t i
-    cdef void* grown
-    if found >= 0:
-        return found
-    if t.size >= INT32_MAX:
-        return -1
-    if t.size == t.capacity:
-        grown = realloc(t.entries, 2 * t.capacity * sizeof(Entry))
-        if grown == NULL:
-            return -1
-        t.entries = <Entry*>grown
-        t.capacity *= 2
-    if 2 * <uint64_t>(t.size + 1) > t.mask + 1:
-        if interner_grow_slots(t) < 0:
-            return -1
-        found = interner_find(t, t.base + start, n, h)
-    i = <uint64_t>(-1 - found)
-    t.slots[i].code = <int32_t>t.size
-    t.slots[i].tag = <uint32_t>h
-    t.entries[t.size].start = start
-    t.entries[t.size].length = n
-    t.size += 1
-    return t.size - 1
-
-
 cdef inline void probe_init(const Interner* t, Probe* probe, const uint8_t* base, int64_t start,
                             int64_t length) noexcept nogil:
     probe.start = start
@@ -213,55 +136,13 @@ cdef inline void probe_init(const Interner* t, Probe* probe, const uint8_t* base
     prefetch(&t.slots[slot_of(t, probe.hash)])
 
 
-cdef inline void prefetch_matches(const Interner* t, const Probe* probes, Py_ssize_t n) noexcept nogil:
-    # A big table answers each probe with up to three cache misses in a chain: the slot,
-    # the entry, the stored bytes. probe_init asked for the slots; asking for the next
-    # links of a whole batch at a time lets the misses of many probes overlap. Only the
-    # first slot is followed: at most half full, the table rarely needs more.
-    cdef Py_ssize_t i
-    cdef const Slot* s
-    for i in range(n):
-        s = &t.slots[slot_of(t, probes[i].hash)]
-        if s.code >= 0 and s.tag == <uint32_t>probes[i].hash:
-            prefetch(&t.entries[s.code])
-    for i in range(n):
-        s = &t.slots[slot_of(t, probes[i].hash)]
-        if s.code >= 0 and s.tag == <uint32_t>probes[i].hash:
-            prefetch(t.base + t.entries[s.code].start)
-
-
-cdef inline int add_batch(Interner* t, const Probe* probes, Py_ssize_t n, int64_t* codes,
-                          Py_ssize_t stride) noexcept nogil:
-    """Intern probes whose bytes lie in ``t.base``; code i goes to ``codes[i * stride]``."""
-    cdef Py_ssize_t i
-    cdef int64_t code
-    prefetch_matches(t, probes, n)
-    for i in range(n):
-        code = interner_add(t, probes[i].start, probes[i].length, probes[i].hash)
-        if code < 0:
-            return -1
-        codes[i * stride] = code
-    return 0
-
-
-cdef inline int intern_spans(Interner* t, const int64_t* offsets, Py_ssize_t n, int64_t* codes,
-                             Py_ssize_t stride, const uint8_t* flag) noexcept nogil:
-    """Intern ``t.base[offsets[i]:offsets[i + 1]]`` for each i; code i to ``codes[i * stride]``.
-
-    Stops early, leaving later codes unset, once ``flag`` is set.
-    """
-    cdef Probe probes[BATCH]
-    cdef Py_ssize_t i = 0, j, stop
-    while i < n:
-        if (i & POLL_MASK) == 0 and stopped(flag):
-            return 0
-        stop = min(i + BATCH, n)
-        for j in range(i, stop):
-            probe_init(t, &probes[j - i], t.base, offsets[j], offsets[j + 1] - offsets[j])
-        if add_batch(t, probes, stop - i, codes + i * stride, stride) < 0:
-            return -1
-        i = stop
-    return 0
-
-
+# In _intern.pyx: called once per string added or per batch, not per byte.
+cdef int interner_init(Interner* t, const uint8_t* base, int64_t expected) noexcept nogil
+cdef void interner_free(Interner* t) noexcept nogil
+cdef int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noexcept nogil
+cdef void prefetch_matches(const Interner* t, const Probe* probes, Py_ssize_t n) noexcept nogil
+cdef int add_batch(Interner* t, const Probe* probes, Py_ssize_t n, int64_t* codes,
+                   Py_ssize_t stride) noexcept nogil
+cdef int intern_spans(Interner* t, const int64_t* offsets, Py_ssize_t n, int64_t* codes,
+                      Py_ssize_t stride, const uint8_t* flag) noexcept nogil
 cdef tuple interner_table(const Interner* t)
