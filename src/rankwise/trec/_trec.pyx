@@ -227,16 +227,17 @@ cdef inline const double* reals(const double[::1] a) noexcept:
     return &a[0] if a.shape[0] > 0 else NO_REALS
 
 
-cdef int join_of(Join* j, tuple arrays) except -1:
-    # The tuple's arrays outlive the call that reads them through ``j``.
+cdef Join join_of(tuple arrays):
+    # The tuple's arrays outlive the call that reads them through the result.
     cdef const int64_t[::1] docs, doc_map, run_start, run_stop, qrels_query, qrels_indptr, qrels_keys
     cdef const double[::1] qrels_rel
+    cdef Join j
     docs, doc_map, run_start, run_stop, qrels_query, qrels_indptr, qrels_keys, qrels_rel = arrays
     j.docs, j.run_start, j.run_stop = ints(docs), ints(run_start), ints(run_stop)
     j.doc_map = &doc_map[0] if doc_map.shape[0] > 0 else NULL
     j.qrels_query, j.qrels_indptr, j.qrels_keys = ints(qrels_query), ints(qrels_indptr), ints(qrels_keys)
     j.qrels_rel = reals(qrels_rel)
-    return 0
+    return j
 
 
 cdef inline void query_judgements(Judgements* table, const Join* j, Py_ssize_t q,
@@ -259,9 +260,8 @@ def judge(tuple join, Py_ssize_t q_start, Py_ssize_t q_stop, double[::1] rels, c
     """
     cdef Py_ssize_t q, i, block
     cdef const uint8_t* flag = flag_of(stop)
-    cdef Join j
+    cdef Join j = join_of(join)
     cdef Judgements table
-    join_of(&j, join)
     table.slots = <int32_t*>malloc(judgement_slots(&j, q_start, q_stop) * sizeof(int32_t))
     if table.slots == NULL:
         raise MemoryError()
@@ -456,12 +456,11 @@ def rank_judged(const double[::1] scores, tuple join, tuple order, tuple entries
     cdef int64_t[::1] entry_rank, n_entries
     cdef double[::1] entry_rel
     cdef Order o
-    cdef Join j
+    cdef Join j = join_of(join)
     cdef Entries e
     cdef Judgements table
     cdef Workspace w
     cdef const double* row_scores = reals(scores)
-    join_of(&j, join)
     o.tie, tie_map, o.label_order = order
     o.docs, o.tie_map, o.stop = j.docs, ints(tie_map), flag_of(stop)
     entry_start, entry_rank, entry_rel, n_entries = entries
@@ -1024,13 +1023,14 @@ cdef struct Columns:
     Py_ssize_t n
 
 
-cdef int columns_of(Columns* c, tuple columns) except -1:
-    # The tuple's arrays outlive the call that reads them through ``c``.
+cdef Columns columns_of(tuple columns):
+    # The tuple's arrays outlive the call that reads them through the result.
     cdef const int32_t[::1] kinds
     cdef const double[:, ::1] params, ideal
     cdef const int64_t[::1] cutoffs, gain_levels, gain_start
     cdef const int32_t[:, ::1] ideal_scale
     cdef const double[::1] gain_values
+    cdef Columns c
     kinds, params, cutoffs, ideal, ideal_scale, gain_levels, gain_values, gain_start = columns
     c.n = kinds.shape[0]
     c.kinds = &kinds[0] if c.n > 0 else NULL
@@ -1040,7 +1040,7 @@ cdef int columns_of(Columns* c, tuple columns) except -1:
     c.ideal = &ideal[0, 0] if ideal.shape[0] > 0 and c.n > 0 else NULL
     c.ideal_scale = &ideal_scale[0, 0] if ideal_scale.shape[0] > 0 and c.n > 0 else NULL
     c.gain_levels, c.gain_values, c.gain_start = ints(gain_levels), reals(gain_values), ints(gain_start)
-    return 0
+    return c
 
 
 cdef inline void spec_of(Spec* s, const Columns* c, Py_ssize_t q, Py_ssize_t m) noexcept nogil:
@@ -1067,16 +1067,17 @@ cdef struct Ranked:
     const double* num_nonrel
 
 
-cdef int ranked_of(Ranked* r, tuple entries, tuple counts) except -1:
-    # The tuples' arrays outlive the call that reads them through ``r``.
+cdef Ranked ranked_of(tuple entries, tuple counts):
+    # The tuples' arrays outlive the call that reads them through the result.
     cdef const double[::1] entry_rel, scores, num_rel, num_nonrel
     cdef const int64_t[::1] entry_rank, entry_start, n_entries, num_ret
+    cdef Ranked r
     entry_rel, entry_rank, scores, entry_start, n_entries = entries
     num_ret, num_rel, num_nonrel = counts
     r.entry_rel, r.entry_rank, r.scores = reals(entry_rel), ints(entry_rank), reals(scores)
     r.entry_start, r.n_entries = ints(entry_start), ints(n_entries)
     r.num_ret, r.num_rel, r.num_nonrel = ints(num_ret), reals(num_rel), reals(num_nonrel)
-    return 0
+    return r
 
 
 cdef inline void query_of(Query* qu, const Ranked* r, Py_ssize_t q) noexcept nogil:
@@ -1122,11 +1123,9 @@ def trec_measures(tuple entries, tuple counts, tuple columns, double level, bint
     cdef Py_ssize_t q, m, longest = 0
     cdef Query qu
     cdef Spec s
-    cdef Ranked r
-    cdef Columns c
+    cdef Ranked r = ranked_of(entries, counts)
+    cdef Columns c = columns_of(columns)
     cdef double* work
-    ranked_of(&r, entries, counts)
-    columns_of(&c, columns)
     for q in range(q_start, q_stop):
         longest = max(longest, r.n_entries[q])
     work = <double*>malloc(5 * (longest + 1) * sizeof(double))
