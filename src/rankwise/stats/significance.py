@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.parallel import ChunkTask, effective_n_threads, max_threads, run_in_chunks
+from .._core.parallel import ChunkTask, effective_n_threads, run_over_range
 from .._core.results import Results
-from .._core.validation import as_array, check_choice, value_error
+from .._core.validation import as_array, check_choice, check_exact_integers, value_error
 from ..trec.evaluation import Qrels, Run, TrecResults, trec_eval
 from ._resample import bootstrap_sums, sign_flip_sums
 
@@ -67,7 +67,6 @@ def _queries_differ(details: str, n_shared: int) -> ValueError:
 _NAN_POLICIES = ("raise", "omit")
 _FAMILIES = ("metric", "all")
 _EPS = np.finfo(np.float64).eps
-_EXACT_FLOAT_INT = 2**53
 # Decimals kept in the differences, in units of the data's power of two (module docstring).
 _DIGITS = 12
 _FLOAT_MAX = sys.float_info.max
@@ -79,8 +78,6 @@ _FLOAT_MAX = sys.float_info.max
 MAX_RESAMPLES = 2**30
 # Seeds: the kernel's two 64-bit keys hold 128 bits, as numpy's fresh entropy does.
 _SEED_LIMIT = 2**128
-# Below this many (resample x query) operations per thread, a thread costs more than it saves.
-_MIN_WORK_PER_THREAD = 1 << 20
 # Sign-flip tables: 256 doubles per group of 8 queries, at most 128 groups per block.
 _TABLE_DOUBLES = 128 * 256
 # Columns of ComparisonReport.to_pandas / to_csv.
@@ -233,13 +230,7 @@ def _numbers(values: Any, name: str) -> np.ndarray:
         raise TypeError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one value per query), got shape {arr.shape}")
-    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8 and arr.size and (
-            arr.max() > _EXACT_FLOAT_INT or arr.min() < -_EXACT_FLOAT_INT):
-        # Rounded to float64, neighbouring integers would become equal and their differences 0.
-        i = int(np.flatnonzero((arr > _EXACT_FLOAT_INT) | (arr < -_EXACT_FLOAT_INT))[0])
-        raise ValueError(f"{name} holds the integer {arr[i]} at position {i}, beyond 2**53, which float64 "
-                         "(where the tests compute) cannot hold exactly; pass floats if rounding is "
-                         "acceptable")
+    check_exact_integers(arr, name, "pass floats if rounding is acceptable")
     return arr.astype(np.float64)
 
 
@@ -507,18 +498,9 @@ def _allocate(n_resamples: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n_threads: int | None) -> None:
-    """Call ``task(r_start, r_stop, stop=flag)`` over 0..n_resamples-1 in equal chunks, one per thread.
-
-    Through the shared runner (``_core/parallel.py``): Ctrl-C stops the kernels within milliseconds.
-    """
-    threads = min(effective_n_threads(n_threads), max_threads())
-    work = n_resamples * work_per_resample
-    threads = min(threads, n_resamples, max(work // _MIN_WORK_PER_THREAD, 1))
-    bounds = [0, n_resamples]
-    if threads > 1:
-        bounds = np.linspace(0, n_resamples, threads + 1).astype(np.int64).tolist()
+    """Call ``task(r_start, r_stop, stop=flag)`` over resamples ``0..n_resamples-1`` (shared runner)."""
     # A unit of work (a table lookup or a draw) costs 1 to 5 ns, a runner item up to 100.
-    run_in_chunks(task, bounds, threads, work // 16)
+    run_over_range(task, n_resamples, effective_n_threads(n_threads), n_resamples * work_per_resample // 16)
 
 
 def _sign_flip_distribution(d: np.ndarray, exact: bool, n_resamples: int, key0: int, key1: int,
