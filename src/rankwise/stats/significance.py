@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import secrets
 import sys
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -477,7 +478,7 @@ def _resolve_seed(seed: object) -> tuple[int, int, int]:
     """(seed as an int, two 64-bit kernel keys); None draws fresh entropy (128 bits)."""
     seed = _check_seed(seed)
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy)
+        seed = secrets.randbits(128)  # what np.random.SeedSequence() draws
     key0, key1 = np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64).tolist()
     return seed, key0, key1
 
@@ -488,8 +489,8 @@ def _allocate(n_resamples: int) -> np.ndarray:
         return np.empty(n_resamples)
     except MemoryError:
         size = 8 * n_resamples
-        size = f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{-(-size // 2**20)} MiB"
-        raise MemoryError(f"n_resamples={n_resamples:,} needs {size} for the resampled distribution, which "
+        shown = f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{-(-size // 2**20)} MiB"
+        raise MemoryError(f"n_resamples={n_resamples:,} needs {shown} for the resampled distribution, which "
                           "could not be allocated; pass fewer") from None
 
 
@@ -542,12 +543,12 @@ def _count_extreme(null: np.ndarray, observed: float, tolerance: float, alternat
         if centre:
             chunk = chunk - centre
         if alternative == "greater":
-            count += np.count_nonzero(chunk >= observed - tolerance)
+            count += int(np.count_nonzero(chunk >= observed - tolerance))
         elif alternative == "less":
-            count += np.count_nonzero(chunk <= observed + tolerance)
+            count += int(np.count_nonzero(chunk <= observed + tolerance))
         else:
-            count += np.count_nonzero(np.abs(chunk) >= abs(observed) - tolerance)
-    return int(count)
+            count += int(np.count_nonzero(np.abs(chunk) >= abs(observed) - tolerance))
+    return count
 
 
 def _means_of_sums(sums: np.ndarray, n: int, low: float, high: float) -> np.ndarray:
@@ -1315,9 +1316,16 @@ def _systems(runs: Any, qrels: Qrels | None) -> list[Any]:
     if qrels is not None and not isinstance(qrels, Qrels):
         raise TypeError(f"qrels must be a Qrels (to evaluate Runs) or None, got {type(qrels).__name__}")
     for name, system in items:
-        if isinstance(system, Run) and qrels is None:
-            raise TypeError(f"system {name!r} is a Run: pass qrels (a Qrels) to evaluate it")
+        if isinstance(system, Run):
+            _qrels_for(name, qrels)
     return items
+
+
+def _qrels_for(name: str, qrels: Qrels | None) -> Qrels:
+    """The qrels to evaluate Run ``name`` against; a TypeError when there are none."""
+    if qrels is None:
+        raise TypeError(f"system {name!r} is a Run: pass qrels (a Qrels) to evaluate it")
+    return qrels
 
 
 def _check_metrics(metrics: object) -> list[str] | None:
@@ -1349,8 +1357,8 @@ def _evaluated(items: list[Any], qrels: Qrels | None, metrics: list[str] | None,
     out = []
     for name, system in items:
         if isinstance(system, Run):
-            system = trec_eval(qrels, system, list(metrics or TREC_MEASURES), complete=complete,
-                               n_threads=n_threads)
+            system = trec_eval(_qrels_for(name, qrels), system, list(metrics or TREC_MEASURES),
+                               complete=complete, n_threads=n_threads)
         out.append((name, system))
     evaluated_runs = [system for (_, system), (_, given) in zip(out, items, strict=True)
                       if isinstance(given, Run)]
@@ -1362,7 +1370,7 @@ def _evaluated(items: list[Any], qrels: Qrels | None, metrics: list[str] | None,
         names = list(metrics)
     if not names:
         raise ValueError("no metric to compare")
-    columns = {}
+    columns: dict[int, str] = {}
     for name in names:  # aliases of one metric ("MAP" and "AP") would compare it twice
         try:
             column = out[0][1]._column(name)
