@@ -254,3 +254,14 @@ def _differences(a: np.ndarray, b: np.ndarray, ids: Sequence[Any] | None,
                              "both systems' values by the same power of two (p-values do not change)")
         return np.clip(_snap(d), -limit, limit), k  # rounding must not leave the range either
     return _snap(d), k
+
+
+def _paired_differences(a: Any, b: Any, metric: str | None, on_missing: str,
+                        nan_policy: str) -> tuple[np.ndarray, int]:
+    """(d, k) of :func:`_differences` for the inputs ``a`` and ``b`` of ``compare``, paired and checked."""
+    _check_metric(metric, a, b)
+    id_a, values_a = _per_query(a, "a", metric)
+    id_b, values_b = _per_query(b, "b", metric)
+    ids, (values_a, values_b) = _align([("a", id_a, values_a), ("b", id_b, values_b)], on_missing)
+    ids, (values_a, values_b) = _finite_rows(ids, ["a", "b"], [values_a, values_b], nan_policy)
+    return _differences(values_a, values_b, ids)

@@ -8,6 +8,7 @@ the outcome laid out as text, Markdown, LaTeX, CSV or a DataFrame.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -431,6 +432,73 @@ def _check_kept(n_resamples: int, comparisons: int) -> None:
                          f"pass n_resamples <= {MAX_RESAMPLES // comparisons:,}")
 
 
+# One comparison before the correction: metric, system, other, result, wins, ties, losses.
+_Row = tuple[str, str, str, ComparisonResult, int, int, int]
+
+
+def _check_options(test: object, alternative: object, n_resamples: object, confidence: object, seed: object,
+                   correction: object, family: object, alpha: object, on_missing: object, nan_policy: object,
+                   complete: object, n_threads: int | None) -> tuple[int, float, int | None, float]:
+    """compare_systems' options, checked before any work: (n_resamples, confidence, seed, alpha)."""
+    n_resamples, confidence, seed = _check_test_options(test, alternative, n_resamples, confidence, "bca",
+                                                        "wilcox", seed, n_threads)
+    if correction is not None:
+        _choice(correction, "correction", CORRECTIONS)
+    _choice(family, "family", _FAMILIES)
+    _choice(on_missing, "on_missing", _ON_MISSING)
+    _choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    alpha = _check_fraction(alpha, "alpha")
+    if not isinstance(complete, (bool, np.bool_)):
+        raise TypeError(f"complete must be True or False, got {complete!r}")
+    return n_resamples, confidence, seed, alpha
+
+
+def _pairs(names: list[str], baseline: object) -> list[tuple[str, str]]:
+    """(system, other) of every comparison: each system against the baseline, or every pair."""
+    if baseline is None:
+        return [(s, t) for i, s in enumerate(names) for t in names[i + 1:]]
+    if not isinstance(baseline, str):
+        raise TypeError(f"baseline must be a system name (a str) or None, got {baseline!r}")
+    if baseline not in names:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems ({', '.join(names)})")
+    return [(s, baseline) for s in names if s != baseline]
+
+
+def _compare_metric(metric: str, systems: list[Any], pairs: list[tuple[str, str]], on_missing: str,
+                    nan_policy: str,
+                    test_pair: Callable[[np.ndarray, int], ComparisonResult]) -> tuple[dict[str, float], int,
+                                                                                      list[_Row]]:
+    """One metric: every system's mean over the queries compared, their count, a row per pair."""
+    names = [name for name, _ in systems]
+    per_system = [(name, *_per_query(system, f"system {name!r}", metric)) for name, system in systems]
+    ids, values = _align(per_system, on_missing)
+    ids, values = _finite_rows(ids, [f"system {n!r}" for n in names], values, nan_policy)
+    n = int(values[0].shape[0])
+    if n < 2:
+        raise ValueError(f"{metric}: a paired comparison needs at least 2 queries, got {n}")
+    column = dict(zip(names, values, strict=True))
+    rows: list[_Row] = []
+    for system, other in pairs:
+        d, k = _differences(column[system], column[other], ids, (f"system {system!r}", f"system {other!r}"))
+        wins, ties = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d == 0))
+        rows.append((metric, system, other, test_pair(d, k), wins, ties, n - wins - ties))
+    return {name: _mean_of(column[name]) for name in names}, n, rows
+
+
+def _adjusted(pvalues: list[float], metrics: list[str], correction: str | None, family: str) -> np.ndarray:
+    """The p-values corrected over the family: the comparisons of each metric, or all of them."""
+    raw = np.array(pvalues)
+    if correction is None:
+        return raw
+    if family == "all":
+        return correct(raw, correction)
+    adjusted = raw.copy()
+    of = np.array(metrics)
+    for metric in dict.fromkeys(metrics):
+        adjusted[of == metric] = correct(raw[of == metric], correction)
+    return adjusted
+
+
 def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None = None,
                     metrics: str | Sequence[str] | None = None, *, baseline: str | None = None,
                     test: str = "randomization", correction: str | None = "holm", alpha: float = 0.05,
@@ -494,27 +562,13 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
     >>> c.result.pvalue, (c.wins, c.ties, c.losses)
     (0.25, (3, 1, 0))
     """
-    n_resamples, confidence, seed = _check_test_options(test, alternative, n_resamples, confidence, "bca",
-                                                        "wilcox", seed, n_threads)
-    if correction is not None:
-        _choice(correction, "correction", CORRECTIONS)
-    _choice(family, "family", _FAMILIES)
-    _choice(on_missing, "on_missing", _ON_MISSING)
-    _choice(nan_policy, "nan_policy", _NAN_POLICIES)
-    alpha = _check_fraction(alpha, "alpha")
-    if not isinstance(complete, (bool, np.bool_)):
-        raise TypeError(f"complete must be True or False, got {complete!r}")
+    n_resamples, confidence, seed, alpha = _check_options(test, alternative, n_resamples, confidence, seed,
+                                                          correction, family, alpha, on_missing, nan_policy,
+                                                          complete, n_threads)
     metrics = _check_metrics(metrics)
     items = _systems(runs, qrels)
     names = [name for name, _ in items]
-    if baseline is not None:
-        if not isinstance(baseline, str):
-            raise TypeError(f"baseline must be a system name (a str) or None, got {baseline!r}")
-        if baseline not in names:
-            raise ValueError(f"baseline {baseline!r} is not one of the systems ({', '.join(names)})")
-        pairs = [(s, baseline) for s in names if s != baseline]
-    else:
-        pairs = [(s, t) for i, s in enumerate(names) for t in names[i + 1:]]
+    pairs = _pairs(names, baseline)
     resampled = test in ("randomization", "bootstrap")
     if resampled:
         _check_kept(n_resamples, len(pairs) * len(metrics or [None]))
@@ -524,35 +578,15 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
         seed, _, _ = _resolve_seed(seed)
     else:
         seed = None
-
+    test_pair = functools.partial(_paired_test, test=test, alternative=alternative, n_resamples=n_resamples,
+                                  seed=seed, confidence=confidence, ci_method="bca", zero_method="wilcox",
+                                  n_threads=n_threads)
     means, n_queries, rows = {}, {}, []
     for metric in metrics:
-        per_system = [(name, *_per_query(system, f"system {name!r}", metric)) for name, system in systems]
-        ids, values = _align(per_system, on_missing)
-        ids, values = _finite_rows(ids, [f"system {n!r}" for n in names], values, nan_policy)
-        if values[0].shape[0] < 2:
-            raise ValueError(f"{metric}: a paired comparison needs at least 2 queries, got "
-                             f"{values[0].shape[0]}")
-        column = dict(zip(names, values, strict=True))
-        means[metric] = {name: _mean_of(column[name]) for name in names}
-        n_queries[metric] = int(values[0].shape[0])
-        for system, other in pairs:
-            d, k = _differences(column[system], column[other], ids,
-                                (f"system {system!r}", f"system {other!r}"))
-            result = _paired_test(d, k, test, alternative, n_resamples, seed, confidence, "bca", "wilcox",
-                                  n_threads)
-            wins, ties = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d == 0))
-            rows.append([metric, system, other, result, wins, ties, d.shape[0] - wins - ties])
-
-    raw = np.array([row[3].pvalue for row in rows])
-    adjusted = raw.copy()
-    if correction is not None:
-        if family == "all":
-            adjusted = correct(raw, correction)
-        else:
-            for metric in metrics:
-                members = np.array([row[0] == metric for row in rows])
-                adjusted[members] = correct(raw[members], correction)
+        means[metric], n_queries[metric], metric_rows = _compare_metric(metric, systems, pairs, on_missing,
+                                                                        nan_policy, test_pair)
+        rows += metric_rows
+    adjusted = _adjusted([row[3].pvalue for row in rows], [row[0] for row in rows], correction, family)
     comparisons = [Comparison(metric, system, other, result, float(p), bool(p < alpha), wins, ties, losses)
                    for (metric, system, other, result, wins, ties, losses), p
                    in zip(rows, adjusted, strict=True)]

@@ -21,7 +21,7 @@ from .._core.parallel import ChunkTask, effective_n_threads, run_over_range
 from .._core.results import Results
 from ..trec.evaluation import TrecResults
 from ._resample import bootstrap_sums, sign_flip_sums
-from .inputs import _align, _check_metric, _differences, _finite_rows, _mean, _per_query, _unscaled
+from .inputs import _mean, _paired_differences, _unscaled
 from .options import _NAN_POLICIES, _ON_MISSING, _check_test_options, _choice, _resolve_seed
 
 __all__ = ["ComparisonResult", "ConfidenceInterval", "compare"]
@@ -245,27 +245,36 @@ def _bootstrap(d: np.ndarray, alternative: str, n_resamples: int, seed: object, 
     tolerance = n * _EPS * float(np.abs(d).max())
     count = _count_extreme(means, observed, tolerance, alternative, centre=observed)
     pvalue = min((count + 1) / (n_resamples + 1), 1.0)
+    interval = _bootstrap_interval(d, means, observed, alternative, confidence, ci_method)
+    return observed, pvalue, means, interval, seed
 
+
+def _bootstrap_interval(d: np.ndarray, means: np.ndarray, observed: float, alternative: str,
+                        confidence: float, ci_method: str) -> ConfidenceInterval:
+    """The bootstrap interval of the mean difference ``observed`` from the resampled ``means``."""
     alpha = (1 - confidence) / 2 if alternative == "two-sided" else 1 - confidence
     if _spread(d) == 0.0:
-        low = high = observed
+        return _open_side(observed, observed, alternative)
+    if ci_method == "bca":
+        centred = d - observed
+        levels = _bca_levels(means, observed, centred, float(np.sum(centred**2)), alpha)
     else:
-        if ci_method == "bca":
-            centred = d - observed
-            levels = _bca_levels(means, observed, centred, float(np.sum(centred**2)), alpha)
-        else:
-            levels = [alpha, 1 - alpha]
-        if any(not np.isfinite(level) for level in levels):
-            low = high = float("nan")
-        else:
-            low, high = np.quantile(means, levels).tolist()
-            if ci_method == "basic":
-                low, high = 2 * observed - high, 2 * observed - low
+        levels = [alpha, 1 - alpha]
+    if any(not np.isfinite(level) for level in levels):
+        return _open_side(math.nan, math.nan, alternative)
+    low, high = np.quantile(means, levels).tolist()
+    if ci_method == "basic":
+        low, high = 2 * observed - high, 2 * observed - low
+    return _open_side(low, high, alternative)
+
+
+def _open_side(low: float, high: float, alternative: str) -> ConfidenceInterval:
+    """The interval (low, high), open on the side that a one-sided alternative leaves unbounded."""
     if alternative == "greater":
         high = math.inf
     elif alternative == "less":
         low = -math.inf
-    return observed, pvalue, means, ConfidenceInterval(low, high), seed
+    return ConfidenceInterval(low, high)
 
 
 def _spread(d: np.ndarray) -> float:
@@ -282,12 +291,7 @@ def _t_interval(d: np.ndarray, alternative: str, confidence: float) -> Confidenc
     if sd > 0:
         level = (1 + confidence) / 2 if alternative == "two-sided" else confidence
         half = float(student.ppf(level, n - 1)) * sd / math.sqrt(n)
-    low, high = mean - half, mean + half
-    if alternative == "greater":
-        high = math.inf
-    elif alternative == "less":
-        low = -math.inf
-    return ConfidenceInterval(low, high)
+    return _open_side(mean - half, mean + half, alternative)
 
 
 def _one_sided_certain(mean: float, alternative: str) -> float:
@@ -477,11 +481,6 @@ def compare(a: ArrayLike | Results | TrecResults, b: ArrayLike | Results | TrecR
                                                         zero_method, seed, n_threads)
     _choice(on_missing, "on_missing", _ON_MISSING)
     _choice(nan_policy, "nan_policy", _NAN_POLICIES)
-    _check_metric(metric, a, b)
-    id_a, values_a = _per_query(a, "a", metric)
-    id_b, values_b = _per_query(b, "b", metric)
-    ids, (values_a, values_b) = _align([("a", id_a, values_a), ("b", id_b, values_b)], on_missing)
-    ids, (values_a, values_b) = _finite_rows(ids, ["a", "b"], [values_a, values_b], nan_policy)
-    d, k = _differences(values_a, values_b, ids)
+    d, k = _paired_differences(a, b, metric, on_missing, nan_policy)
     return _paired_test(d, k, test, alternative, n_resamples, seed, confidence, ci_method, zero_method,
                         n_threads)
