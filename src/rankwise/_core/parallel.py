@@ -278,6 +278,13 @@ def run_over_range(task: ChunkTask, n: int, n_threads: int, cost: int) -> None:
     kernel's tables) is paid once per thread. ``cost`` is the work of all ``n`` units in
     items (see ``_INLINE_COST``); below ``_MIN_ITEMS_PER_THREAD`` items a thread, fewer
     threads run.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> run_over_range(lambda start, end, stop: seen.append((start, end)), 10, 2, 10**6)
+    >>> sorted(seen)
+    [(0, 5), (5, 10)]
     """
     n_threads = min(n_threads, max_threads(), n, max(cost // _MIN_ITEMS_PER_THREAD, 1))
     bounds = [0, n] if n_threads <= 1 else np.linspace(0, n, n_threads + 1).astype(np.int64).tolist()
