@@ -211,6 +211,12 @@ def _weighted_median(values: np.ndarray, weights: np.ndarray | None) -> float:
     return float(x[i])
 
 
+def _hits_cutoff(k: int | None) -> int:
+    # parse_rank_metric gives Hits, and only Hits, a cutoff.
+    assert k is not None
+    return k
+
+
 class _Evaluation:
     """One rank_metrics call: per-query ranks under the policy, weights, chance statistics."""
 
@@ -237,6 +243,7 @@ class _Evaluation:
             return self.rank
         if base == "MRR":
             return expected_reciprocal(self.o, self.p) if expected else 1.0 / self.rank
+        k = _hits_cutoff(k)
         if expected:
             return np.clip((k - self.o + 1) / (self.p - self.o + 1), 0.0, 1.0)
         return (self.rank <= k).astype(np.float64)
@@ -265,6 +272,8 @@ class _Evaluation:
 
     def chance(self, base: str, k: int | None) -> tuple[float, float]:
         """Expectation and variance of the base statistic when every rank is uniform on 1..C."""
+        # rank_metrics refuses a chance statistic without candidate counts before any work.
+        assert self.c is not None
         c = self.c
         if base == "MR":
             return self.mean((c + 1) / 2), self.variance_of_mean((c * c - 1) / 12)
@@ -272,7 +281,7 @@ class _Evaluation:
             h = harmonic(c)
             return self.mean(h / c), self.variance_of_mean((c * harmonic2(c) - h * h) / (c * c))
         if base == "Hits":
-            hit = np.minimum(k / c, 1.0)
+            hit = np.minimum(_hits_cutoff(k) / c, 1.0)
             return self.mean(hit), self.variance_of_mean(hit * (1 - hit))
         # GMR = prod_i r_i^(s_i) with s_i the query's share of the weight: independence
         # makes both moments products of per-query power means.

@@ -302,8 +302,8 @@ def _expand(text: str, root: str, raw: str | None) -> list[TrecSpec]:
         return [TrecSpec(root, f"{root}_{p:.2f}", (p,)) for p in points]
     if spec.params == "points":
         # trec_eval keeps 11pt_avg's points as given: unsorted, duplicates allowed.
-        points = [_decimal(text, root, part) for part in raw.split(",")] if raw is not None else spec.default
-        return [TrecSpec(root, root if raw is None else f"{root}_{raw}", points=tuple(points))]
+        given = tuple(_decimal(text, root, part) for part in raw.split(",")) if raw is not None else spec.default
+        return [TrecSpec(root, root if raw is None else f"{root}_{raw}", points=given)]
     if spec.params == "coefficients":
         values = _coefficients(text, root, raw, len(spec.default)) if raw is not None else spec.default
         return [TrecSpec(root, root if raw is None else f"{root}_{raw}", tuple(values))]
