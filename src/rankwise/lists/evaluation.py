@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core._enums import Metric
-from .._core.names import MetricSpec, make_spec, metric_names, parse_metric
+from .._core.names import metric_names
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.results import Results, mean_over_queries
 from .._core.validation import (
@@ -25,6 +25,7 @@ from .._core.validation import (
     check_ties,
 )
 from ._listwise import evaluate_range
+from .names import MetricSpec, make_spec, parse_metric
 
 __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "precision", "recall",
            "r_precision", "hit_rate", "err", "rbp"]
@@ -199,7 +200,8 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties,
         relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
         n_threads=n_threads)
-    return Results(names, specs, columns, values, batch.query_ids, n_relevant, ties, gain)
+    return Results(names, values, batch.query_ids, ties, columns=columns,
+                   key=lambda name: parse_metric(name).resolved(gain), n_relevant=n_relevant)
 
 
 # The data and tie options every per-metric function shares with evaluate().

@@ -9,7 +9,6 @@ metrics where lower is better (Hoyt et al. 2022).
 """
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.names import check_cutoff, metric_names, parse_cutoff
+from .._core.names import check_cutoff, metric_names, name_key, parse_cutoff, split_name, unknown_name
 from .._core.validation import as_array, check_choice, check_flag
 from .chance import expected_reciprocal, harmonic, harmonic2, mean_power
 from .positive import Ranks
@@ -104,19 +103,6 @@ class RankSpec:
         return self.transform is not None
 
 
-def _unknown(text: str) -> ValueError:
-    close = difflib.get_close_matches(text, _EXAMPLES, n=1, cutoff=0.5)
-    hint = f"; did you mean {close[0]!r}?" if close else f"; valid names include {', '.join(_EXAMPLES)}"
-    return ValueError(f"unknown rank metric {text!r}{hint}")
-
-
-def _split_cutoff(text: str, key: str) -> tuple[str, int | None]:
-    name, sep, raw = key.replace("_at_", "@").partition("@")
-    if not sep:
-        return name, None
-    return name, parse_cutoff(raw, f"rank metric {text!r}")
-
-
 def _make(text: str, base: str, k: int | None, transform: str | None) -> RankSpec:
     if base == "Hits":
         if k is None:
@@ -142,14 +128,15 @@ def parse_rank_metric(text: str) -> RankSpec:
     >>> parse_rank_metric("e[mrr]").name
     'E[MRR]'
     """
-    if not isinstance(text, str):
-        raise TypeError(f"metric names must be strings, got {type(text).__name__}")
-    key = text.strip().lower()
+    key = name_key(text)
     transform = None
     match = _CHANCE.match(key)
     if match:
         transform, key = match["op"].upper(), match["inner"].strip()
-    name, k = _split_cutoff(text, key)
+    name, args, raw_k = split_name(key.replace("_at_", "@"))
+    k = parse_cutoff(raw_k, f"rank metric {text!r}") if raw_k is not None else None
+    if args is not None:
+        raise unknown_name(text, _EXAMPLES, "rank metric")
     if transform is None and name in _ADJUSTED:
         base, transform = _ADJUSTED[name]
         return _make(text, base, k, transform)
@@ -159,7 +146,7 @@ def parse_rank_metric(text: str) -> RankSpec:
                 name, transform = name[len(prefix):], "z"
                 break
     if name not in _BASE_ALIASES:
-        raise _unknown(text)
+        raise unknown_name(text, _EXAMPLES, "rank metric")
     return _make(text, _BASE_ALIASES[name], k, transform)
 
 
