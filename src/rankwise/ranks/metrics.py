@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.names import check_cutoff, metric_names, name_key, parse_cutoff, split_name, unknown_name
+from .._core.results import Results
 from .._core.validation import as_array, check_choice, check_flag
 from .chance import expected_reciprocal, harmonic, harmonic2, mean_power
 from .positive import Ranks
@@ -306,7 +307,7 @@ def _check_policy(spec: RankSpec, text: str, ties: str) -> None:
 
 
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = "expected",
-                 weights: ArrayLike | None = None, per_query: bool = False) -> dict[str, float | np.ndarray]:
+                 weights: ArrayLike | None = None, per_query: bool = False) -> dict[str, float] | Results:
     """Rank-based metrics of link prediction and knowledge-graph completion.
 
     Parameters
@@ -345,14 +346,16 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
         and the weighted median for median-based metrics. Finite, >= 0, not all 0;
         only their ratios matter (they are scaled by a power of two, exactly).
     per_query : bool, default False
-        Return each query's value (a float64 array) instead of the aggregate: its rank,
-        reciprocal rank or hit under the policy, for the metrics that are means of
-        per-query values (MR, MRR, Hits@k), e.g. for a paired significance test.
+        Return each query's value instead of the aggregate: its rank, reciprocal rank
+        or hit under the policy, for the metrics that are means of per-query values
+        (MR, MRR, Hits@k), e.g. for a paired significance test.
 
     Returns
     -------
-    dict
-        Metric name, as given, to value (or per-query array), in the order asked.
+    dict or Results
+        Metric name, as given, to value, in the order asked; with ``per_query=True``
+        a :class:`Results` (``res["MRR"]``: one float64 per query, ``query_ids`` the
+        positions of the queries in ``ranks``), as :func:`rankwise.evaluate` returns.
 
     Examples
     --------
@@ -362,8 +365,8 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
     {'MR': 2.5, 'MRR': 0.4305555555555556, 'Hits@2': 0.6666666666666666}
     >>> rw.rank_metrics(ranks, ["MRR", "Hits@2"], ties="realistic")   # 1 / mean rank, as OGB/TGB
     {'MRR': 0.41666666666666663, 'Hits@2': 0.5}
-    >>> rw.rank_metrics(ranks, ["MRR"], per_query=True)
-    {'MRR': array([0.5       , 0.36111111])}
+    >>> rw.rank_metrics(ranks, ["MRR"], per_query=True)["MRR"]
+    array([0.5       , 0.36111111])
     >>> known = rw.Ranks.from_ranks([1, 2, 3, 5], n_candidates=[5, 5, 10, 10])
     >>> {name: round(value, 6) for name, value in rw.rank_metrics(known, ["AMRI", "zMRR"]).items()}
     {'AMRI': 0.461538, 'zMRR': 0.964561}
@@ -374,6 +377,15 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
     specs = [parse_rank_metric(name) for name in names]
     check_choice(ties, "ties", _TIES)
     per_query = check_flag(per_query, "per_query")
+    _check_request(ranks, names, specs, ties, per_query)
+    evaluation = _Evaluation(ranks, ties, _weights(weights, len(ranks)))
+    if per_query:
+        return _per_query_results(evaluation, names, specs, len(ranks))
+    return {name: evaluation.compute(spec) for name, spec in zip(names, specs, strict=True)}
+
+
+def _check_request(ranks: Ranks, names: list[str], specs: list[RankSpec], ties: str, per_query: bool) -> None:
+    """Refuse, before any work, what the ranks or the policy cannot give."""
     if len(ranks) == 0:
         raise ValueError("ranks holds no query")
     for name, spec in zip(names, specs, strict=True):
@@ -385,8 +397,9 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
         if per_query and (spec.transform is not None or not _BASES[spec.base][1]):
             raise ValueError(f"rank metric {name!r} is not a mean of per-query values; per_query=True "
                              "gives MR, MRR and Hits@k")
-    evaluation = _Evaluation(ranks, ties, _weights(weights, len(ranks)))
-    pairs = zip(names, specs, strict=True)
-    if per_query:
-        return {name: evaluation.per_query(spec.base, spec.k) for name, spec in pairs}
-    return {name: evaluation.compute(spec) for name, spec in pairs}
+
+
+def _per_query_results(evaluation: _Evaluation, names: list[str], specs: list[RankSpec], n: int) -> Results:
+    columns = [evaluation.per_query(spec.base, spec.k) for spec in specs]
+    values = np.column_stack(columns).astype(np.float64, copy=True)
+    return Results(names, values, np.arange(n, dtype=np.int64), evaluation.ties, key=parse_rank_metric)
