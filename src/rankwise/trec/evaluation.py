@@ -1058,22 +1058,25 @@ def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official
     specs = parse_trec_measures(measures)
     _check_expected(specs, ties, depth)
     join = _Join(qrels, run, complete)
-    n_queries = join.qrels_query.shape[0]
-    if not n_queries or not run.n_queries:
+    if not join.qrels_query.shape[0] or not run.n_queries:
         raise _nothing_to_evaluate(qrels.n_queries, run.n_queries)
     kernel_specs = _kernel_columns(specs)
     if limit:
         values = _evaluate(join, kernel_specs, ties, level, limit, threads)
     else:
         values = _empty_rankings(kernel_specs, _judgement_counts(join, level, threads)[0])
-    values = _assemble(specs, kernel_specs, values)
-    # trec_eval reports queries in byte order of their ids.
+    return _results(join, specs, _assemble(specs, kernel_specs, values), run.name, ties, complete)
+
+
+def _results(join: _Join, specs: Sequence[TrecSpec], values: np.ndarray, run_name: str, ties: str,
+             complete: bool) -> TrecResults:
+    """The values of the evaluated queries, in trec_eval's order: byte order of their ids."""
     order = np.argsort(join.qrels.query_byte_order()[join.qrels_query], kind="stable")
     names = join.qrels.query_names()[join.qrels_query]
     # trec_eval's quirk: with -c, the num_rel summary counts every judgement > 0 of the qrels,
     # whatever relevance_level is.
     totals = {"num_rel": _count(int(np.count_nonzero(join.qrels.values > 0)))} if complete else {}
-    return TrecResults(specs, values[order], names[order], n_queries, run.name, ties, totals)
+    return TrecResults(specs, values[order], names[order], join.qrels_query.shape[0], run_name, ties, totals)
 
 
 def _check_depth(depth: object) -> int:
