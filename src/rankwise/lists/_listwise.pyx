@@ -28,6 +28,7 @@ from rankwise._core._enums cimport *
 from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled_ratio, unscale
 from rankwise._core._sort cimport Item, ranks_above, same_flag, same_rank, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
+from rankwise._core._ties cimport any_hit, ap_slope, ap_term, expected_relevant, first_hit, subset_stop
 from rankwise._core._typedefs cimport label_t, score_t
 
 
@@ -805,30 +806,17 @@ cdef double det_err(const Query* q, const Workspace* ws, int64_t k, double max_g
 
 cdef double exp_rr(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
     cdef Py_ssize_t g
-    cdef int64_t r, c, above, m
-    cdef double prob, acc = 0.0
+    cdef int64_t r
     for g in range(q.d):
         r = group_relevant(ws, g, level)
-        if r == 0:
-            continue
-        above = ws.above[g]
-        c = ws.tied[g]
-        # P(first relevant item of the group at offset m) = C(c-m, r-1) / C(c, r).
-        prob = <double> r / c
-        for m in range(1, c - r + 2):
-            if above + m > k or ((m & POLL_MASK) == 0 and stopped(ws.stop)):
-                break
-            acc += prob / (above + m)
-            if m <= c - r:
-                prob *= <double> (c - m - r + 1) / (c - m)
-        return acc
+        if r > 0:
+            return first_hit(ws.above[g], ws.tied[g], r, k, True, ws.stop)
     return 0.0
 
 
 cdef double exp_hits(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
     cdef Py_ssize_t g
-    cdef int64_t r, c, above, s, i
-    cdef double miss = 1.0
+    cdef int64_t r, above
     for g in range(q.d):
         r = group_relevant(ws, g, level)
         if r == 0:
@@ -836,16 +824,7 @@ cdef double exp_hits(const Query* q, const Workspace* ws, int64_t k, double leve
         above = ws.above[g]
         if above >= k:
             return 0.0
-        c = ws.tied[g]
-        s = min(k - above, c)
-        # P(no relevant among the first s of the group) = C(c-r, s) / C(c, s).
-        for i in range(s):
-            if c - r - i <= 0:
-                return 1.0
-            if (i & POLL_MASK) == 0 and stopped(ws.stop):
-                break
-            miss *= <double> (c - r - i) / (c - i)
-        return 1.0 - miss
+        return any_hit(ws.tied[g], r, min(k - above, ws.tied[g]), ws.stop)
     return 0.0
 
 
@@ -865,28 +844,25 @@ cdef double exp_ap(const Query* q, const Workspace* ws, int64_t k, double level)
         c = ws.tied[g]
         last = min(above + c, k)
         frac = <double> r / c
-        slope = <double> (r - 1) / (c - 1) if c > 1 else 0.0
-        # Position pos is relevant w.p. r/c; given that, the expected number of
-        # relevant items at or above it is before + 1 + (pos - above - 1) * slope.
+        slope = ap_slope(c, r)
         for pos in range(above + 1, last + 1):
             if (pos & POLL_MASK) == 0 and stopped(ws.stop):
                 break
-            acc += frac * (before + 1 + (pos - above - 1) * slope) / pos
+            acc += ap_term(frac, slope, before, pos - above, pos)
         before += r
     return acc / q.n_rel
 
 
 cdef double exp_tp(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
     cdef Py_ssize_t g
-    cdef int64_t r, c, above
+    cdef int64_t c, above
     cdef double tp = 0.0
     for g in range(q.d):
         above = ws.above[g]
         if above >= k:
             break
-        r = group_relevant(ws, g, level)
         c = ws.tied[g]
-        tp += <double> r * min(k - above, c) / c
+        tp += expected_relevant(c, group_relevant(ws, g, level), min(k - above, c))
     return tp
 
 
@@ -906,36 +882,6 @@ cdef double exp_weighted(int kind, const Query* q, const Workspace* ws, int64_t 
             total += item_value(kind, ws.items[s].label, flag, prm, e)
         acc += total / c * weight_sum(kind, above + 1, min(above + c, k), p, ws.stop)
     return acc
-
-
-cdef double subset_stop(const double* p_stop, int64_t c, int64_t y, int64_t m) noexcept nogil:
-    """E[1 - prod of (1 - R) over the first m of a random order of the group].
-
-    p_stop[j] is that expectation over a random j of the y tracked items; the c - y others
-    have R = 0. The number j of tracked items among the first m is hypergeometric; its
-    weights are built outward from the mode by ratios, so nothing overflows.
-    """
-    cdef int64_t z = c - y, lo, hi, mode, j
-    cdef double w, num = 0.0, den = 0.0
-    if z == 0:
-        return p_stop[m]
-    lo = max(0, m - z)
-    hi = min(y, m)
-    # Products in double: in int64 they overflow for groups of billions of items. Below
-    # 2**53 they are exact, and so is the floor of the quotient, which is below c + 1 (m, y <= c)
-    # and so in range of the cast.
-    mode = min(max(<int64_t> ((<double> (m + 1) * (y + 1)) / (c + 2)), lo), hi)
-    w = 1.0
-    for j in range(mode, hi + 1):
-        num += w * p_stop[j]
-        den += w
-        w *= (<double> (y - j) * (m - j)) / (<double> (j + 1) * (z - m + j + 1))
-    w = 1.0
-    for j in range(mode, lo, -1):
-        w *= (<double> j * (z - m + j)) / (<double> (y - j + 1) * (m - j + 1))
-        num += w * p_stop[j - 1]
-        den += w
-    return num / den
 
 
 cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) noexcept nogil:
