@@ -55,7 +55,8 @@ cdef inline double harmonic2(double n) noexcept nogil:
     inv = 1.0 / n
     inv2 = inv * inv
     # pi^2/6 - sum_{j>n} 1/j^2 (Euler-Maclaurin).
-    return M_PI * M_PI / 6 - inv * (1 - inv * (0.5 - inv * (1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (1.0 / 42 - inv2 / 30)))))
+    return M_PI * M_PI / 6 - inv * (1 - inv * (0.5 - inv * (1.0 / 6
+                                                        - inv2 * (1.0 / 30 - inv2 * (1.0 / 42 - inv2 / 30)))))
 
 
 cdef inline double harmonic_difference(double a, double b) noexcept nogil:

@@ -442,7 +442,8 @@ cdef void label_summary(const label_t* labels, Py_ssize_t n, double level, int64
     n_best[0] = ties
 
 
-cdef bint chunk_maxima(const score_t* scores, Py_ssize_t n, Py_ssize_t n_chunks, double* chunk_max) noexcept nogil:
+cdef bint chunk_maxima(const score_t* scores, Py_ssize_t n, Py_ssize_t n_chunks,
+                       double* chunk_max) noexcept nogil:
     """The best score of every chunk of 8 items (the last also holds the n % 8 after it).
 
     Returns whether the list may hold a NaN. The sum is the cheap test: NaN + x is NaN. So
@@ -1117,7 +1118,7 @@ cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
 cdef int rank_query(const label_t* labels, const score_t* scores, const int64_t* keys, Query* q,
                     const Params* prm, const TopK* top, Workspace* ws) noexcept nogil:
     """Collect, sort and count one list (q.n > 0) for the metrics: -1 when out of memory."""
-    cdef int status
+    cdef int status, label_order
     cdef bint keyed = prm.ties == STABLE or prm.ties == TREC
     cdef bint use_top = top.k > 0 and q.n > top.k
     if use_top:
@@ -1131,7 +1132,8 @@ cdef int rank_query(const label_t* labels, const score_t* scores, const int64_t*
     if status != 0 or was_stopped(ws.stop):
         return status
     if q.t > 0:
-        sort_items(ws.items, q.t, 1 if prm.ties == OPTIMISTIC else (-1 if prm.ties == PESSIMISTIC else 0), ws.stop)
+        label_order = 1 if prm.ties == OPTIMISTIC else (-1 if prm.ties == PESSIMISTIC else 0)
+        sort_items(ws.items, q.t, label_order, ws.stop)
         q.d = build_groups(ws, q.t)
         if use_top and not q.nan and not keyed and q.d <= FEW_GROUPS:
             count_near(ws.near_scores, q.n_near, q, ws)
@@ -1174,8 +1176,8 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
         res.n_nan += q.nan
         res.n_relevant[qi] = q.n_rel
         for j in range(metrics.n):
-            res.values[qi * metrics.n + j] = metric_value(metrics.kinds[j], metrics.cutoffs[j], metrics.flags[j],
-                                                          metrics.params[j], &q, &ws, prm)
+            res.values[qi * metrics.n + j] = metric_value(metrics.kinds[j], metrics.cutoffs[j],
+                                                          metrics.flags[j], metrics.params[j], &q, &ws, prm)
     release(&ws)
     return status
 
