@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 from .._core.names import check_cutoff, metric_names, name_key, parse_cutoff, split_name, unknown_name
 from .._core.results import Results
 from .._core.validation import as_array, check_choice, check_flag
-from .chance import expected_reciprocal, harmonic, harmonic2, mean_power
+from .chance import expected_hit, expected_reciprocal, harmonic, harmonic2, mean_power
 from .positive import Ranks
 
 __all__ = ["rank_metrics", "parse_rank_metric"]
@@ -233,7 +233,7 @@ class _Evaluation:
             return expected_reciprocal(self.o, self.p) if expected else 1.0 / self.rank
         k = _hits_cutoff(k)
         if expected:
-            return np.clip((k - self.o + 1) / (self.p - self.o + 1), 0.0, 1.0)
+            return expected_hit(self.o, self.p, k)
         return (self.rank <= k).astype(np.float64)
 
     def value(self, base: str, k: int | None) -> float:
