@@ -30,7 +30,7 @@ def test_example_is_compare_systems_of_the_bundled_runs(capsys):
     code, out, _ = run_cli(capsys, "--example", "--baseline", "example")
     assert code == 0
     qrels, run, second = example_systems()
-    report = rw.compare_systems({"example": run, "example2": second}, qrels, list(rw.stats.significance.TREC_MEASURES),
+    report = rw.compare_systems({"example": run, "example2": second}, qrels, list(rw.stats.report.TREC_MEASURES),
                                 baseline="example")
     assert out.rstrip("\n") == report.to_text()
     assert "exact over all 1,024 sign patterns" in out

@@ -183,6 +183,10 @@ def test_chunks_out_of_budget_are_done_again_with_the_same_result(monkeypatch, t
 
 # ---------------------------------------------------------------------------- kernels
 
+# evaluate_range's scalar arguments: ties=0 (expected), relevance level 1, no top-k path.
+_OPTIONS = {"ties": 0, "level": 1.0, "max_grade": 1.0, "top_k": 0, "shared_scores": False, "shared_keys": False}
+
+
 def _stopped():
     flag = np.zeros(24, dtype=np.uint8)
     flag[0] = 1
@@ -197,9 +201,9 @@ def test_kernels_return_at_once_when_stopped(rng):
     labels = (rng.random(n) < 0.3).astype(np.int8)
     out = np.full((2, 1), -7.0)
     n_rel = np.full(2, -7, dtype=np.int64)
-    _listwise.evaluate_range(indptr, scores, labels, np.empty(0, dtype=np.int64), False,
-                             np.array([1], dtype=np.int32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
-                             np.zeros(1), 0, 1.0, 1.0, 0, 0, 2, out, n_rel, _stopped())
+    _listwise.evaluate_range(indptr, scores, labels, np.empty(0, dtype=np.int64), np.array([1], dtype=np.int32),
+                             np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8), np.zeros(1), _OPTIONS, 0, 2,
+                             out, n_rel, _stopped())
     assert np.all(out == -7.0) and np.all(n_rel == -7)
 
     counts = np.zeros((2, 4), dtype=np.int64)
@@ -309,9 +313,9 @@ def test_a_kernel_stops_in_the_middle_of_one_huge_query():
     start = time.monotonic()
     timer.start()
     _listwise.evaluate_range(np.array([0, n], dtype=np.int64), np.zeros(n), np.ones(n, dtype=np.int8),
-                             np.empty(0, dtype=np.int64), False, np.array([Metric.ERR], dtype=np.int32),
-                             np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8), np.zeros(1), 0, 1.0, 1.0,
-                             0, 0, 1, np.empty((1, 1)), np.empty(1, dtype=np.int64), stop)
+                             np.empty(0, dtype=np.int64), np.array([Metric.ERR], dtype=np.int32),
+                             np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8), np.zeros(1), _OPTIONS, 0, 1,
+                             np.empty((1, 1)), np.empty(1, dtype=np.int64), stop)
     timer.join()
     assert time.monotonic() - start < 10
 

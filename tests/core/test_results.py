@@ -40,7 +40,7 @@ def test_to_pandas():
     pd = pytest.importorskip("pandas")
     frame = rw.evaluate(Y_TRUE, Y_SCORE, ["MRR", "P@1"], qid=QID).to_pandas()
     assert isinstance(frame, pd.DataFrame)
-    assert frame.index.name == "query" and frame.index.tolist() == ["a", "b", "c", "d"]
+    assert frame.index.name == "query_id" and frame.index.tolist() == ["a", "b", "c", "d"]
     assert frame["MRR"].tolist() == [0.0, 1.0, 0.5, 1.0]
 
 

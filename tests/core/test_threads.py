@@ -227,16 +227,16 @@ def test_every_entry_point_resolves_threads_in_one_place(monkeypatch, name):
 
 
 def test_resampling_uses_the_resolved_count(monkeypatch):
-    stats = importlib.import_module("rankwise.stats.significance")
+    parallel = importlib.import_module("rankwise._core.parallel")
     seen = []
-    original = stats.run_in_chunks
+    original = parallel.run_in_chunks
 
     def spy(task, bounds, n_threads, cost):
         seen.append((len(bounds) - 1, n_threads))
         return original(task, bounds, n_threads, cost)
 
-    monkeypatch.setattr(stats, "run_in_chunks", spy)
-    monkeypatch.setattr(stats, "_MIN_WORK_PER_THREAD", 1)
+    monkeypatch.setattr(parallel, "run_in_chunks", spy)
+    monkeypatch.setattr(parallel, "_MIN_ITEMS_PER_THREAD", 1)
     a, b = np.linspace(0, 1, 40), np.linspace(0, 1, 40) ** 2
     for text in ("1", "3"):
         monkeypatch.setenv("RANKWISE_NUM_THREADS", text)

@@ -196,7 +196,7 @@ def test_report_layouts(three_systems):
     assert r"\begin{tabular}{lrr}" in latex and r"\toprule" in latex and r"\end{tabular}" in latex
     assert "$^{*}$" in latex and r"bm25 (baseline) & " in latex
     frame = report.to_pandas()
-    assert list(frame.columns) == list(rw.stats.significance.RECORD_FIELDS)
+    assert list(frame.columns) == list(rw.stats.report.RECORD_FIELDS)
     assert len(frame) == 4
     assert frame["p_adjusted"].tolist() == [c.p_adjusted for c in report.comparisons]
     rows = list(csv.DictReader(io.StringIO(report.to_csv())))
@@ -406,12 +406,12 @@ def test_compare_systems_names_each_bad_argument(three_systems, kwargs, error, m
 
 def test_compare_systems_checks_systems_before_evaluating_runs(monkeypatch):
     qrels, run = read_example()
-    import rankwise.stats.significance
+    import rankwise.stats.report
 
     def fail(*args, **kwargs):
         raise AssertionError("evaluated before the arguments were checked")
 
-    monkeypatch.setattr(rankwise.stats.significance, "trec_eval", fail)
+    monkeypatch.setattr(rankwise.stats.report, "trec_eval", fail)
     with pytest.raises(ValueError, match="at least 2 systems, got 0"):
         rw.compare_systems({})
     with pytest.raises(TypeError, match="system 'y' must be Results, TrecResults or a Run, got list"):
@@ -467,7 +467,7 @@ def test_report_prints_nan_intervals_and_extreme_numbers(rng):
     assert np.isnan(c.result.confidence_interval).all()
     assert "[nan, nan]" in report.to_text() and "+nan" not in report.to_text()
     assert ",nan,nan," in report.to_csv()
-    from rankwise.stats.significance import _cell
+    from rankwise.stats.report import _cell
 
     assert [_cell(x, 4) for x in (0.5, 1e-5, 5e-5, 123456.0, 1.5e308, -1e7, 0.0)] == [
         "0.5000", "1.000e-05", "0.0001", "123456.0000", "1.500e+308", "-1.000e+07", "0.0000"]

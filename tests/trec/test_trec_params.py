@@ -301,8 +301,8 @@ def test_two_parameters_printing_one_name():
     ("AP", "map"), ("MAP@20", "map_cut.20"), ("AP@7", "map_cut.7"), ("RR", "recip_rank"), ("MRR", "recip_rank"),
     ("Hits@10", "success.10"), ("Success@1", "success.1"), ("precision@3", "P.3"), ("recall@4", "recall.4")])
 def test_rankwise_names_suggest_their_trec_eval_equivalent(name, equivalent):
-    with pytest.raises(ValueError, match=rf"unknown trec_eval measure '{name}'; rankwise's .* is trec_eval's "
-                                         rf"'{equivalent}'$"):
+    with pytest.raises(ValueError, match=rf"^unknown trec_eval measure '{name}'; did you mean '{equivalent}'\? "
+                                         r"\(trec_eval's name for rankwise's .*\)$"):
         rw.trec_eval(*_small(), [name])
 
 
@@ -318,7 +318,7 @@ def test_cli_suggests_the_equivalent(capsys, tmp_path):
     qrels.write_text("q1 0 a 1\n")
     run.write_text("q1 Q0 a 1 1 r\n")
     assert main(["eval", "-m", "ndcg@10", str(qrels), str(run)]) == 2
-    assert "rankwise's nDCG@10 is trec_eval's 'ndcg_cut.10'" in capsys.readouterr().err
+    assert "did you mean 'ndcg_cut.10'? (trec_eval's name for rankwise's nDCG@10)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("depth, error", [(2**63, ValueError), (-1, ValueError),

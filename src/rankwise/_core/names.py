@@ -1,125 +1,114 @@
-"""Metric names: parsing, aliases and canonical forms.
+"""The metric-name grammar every domain shares, and its one "unknown name" error.
 
-Accepted spellings (case-insensitive):
+A name is a root, optionally followed by parameters in one of two forms:
 
-* ir_measures style: ``nDCG@10``, ``AP``, ``RR``, ``P@10``, ``R@100``, ``Success@10``,
-  with parameters in parentheses: ``RBP(p=0.9)``, ``nDCG(gain=exponential)@10``.
-* trec_eval style: ``map``, ``map_cut_10`` / ``map_cut.10``, ``ndcg_cut_10``, ``P_10``,
-  ``recall_100``, ``recip_rank``, ``Rprec``, ``success_10``.
+* ``root(args)@k``: ir_measures' form (``nDCG@10``, ``RBP(p=0.9)``), tokenised by
+  :func:`split_name`;
+* ``root.params`` or ``root_params``: trec_eval's form (``P.5,10``, ``ndcg_cut_10``),
+  tokenised against a table of roots by :func:`split_parameters`.
+
+Each domain keeps its own table of roots (``lists.names``, ``ranks.metrics``,
+``trec.names``) and raises :func:`unknown_name` for a name none of them knows.
 """
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-from ._enums import Metric
-from .validation import as_real
-
-__all__ = ["MAX_CUTOFF", "MetricSpec", "check_cutoff", "make_spec", "metric_names", "parse_cutoff",
-           "parse_metric"]
+__all__ = ["MAX_CUTOFF", "NameParts", "check_cutoff", "did_you_mean", "metric_names", "name_key",
+           "parse_cutoff", "split_name", "split_parameters", "unknown_name"]
 
 # Cutoffs are int64 in the kernels; a cutoff beyond a list's length cuts nothing.
 MAX_CUTOFF = 2**63 - 1
 _CUTOFF_RANGE = "an integer from 1 to 2**63 - 1"
 _DIGITS = re.compile(r"[+-]?[0-9]+")
-
-# alias -> (kind, whether the alias itself needs a cutoff, as trec_eval's *_cut measures do)
-_ALIASES: dict[str, tuple[Metric, bool]] = {}
-_CANONICAL = {
-    Metric.RR: "RR",
-    Metric.AP: "AP",
-    Metric.PRECISION: "P",
-    Metric.RECALL: "R",
-    Metric.RPREC: "Rprec",
-    Metric.DCG: "DCG",
-    Metric.NDCG: "nDCG",
-    Metric.HITS: "Hits",
-    Metric.ERR: "ERR",
-    Metric.RBP: "RBP",
-    Metric.F1: "F1",
-}
-for _kind, _needs_k, _names in [
-    (Metric.RR, False, ["rr", "mrr", "recip_rank", "reciprocal_rank"]),
-    (Metric.AP, False, ["ap", "map", "average_precision"]),
-    (Metric.AP, True, ["map_cut"]),
-    (Metric.PRECISION, False, ["p", "precision"]),
-    (Metric.RECALL, False, ["r", "recall"]),
-    (Metric.RPREC, False, ["rprec", "r-prec", "r_prec", "r-precision", "r_precision"]),
-    (Metric.DCG, False, ["dcg"]),
-    (Metric.DCG, True, ["dcg_cut"]),
-    (Metric.NDCG, False, ["ndcg"]),
-    (Metric.NDCG, True, ["ndcg_cut"]),
-    (Metric.HITS, False, ["hits", "success", "hit_rate", "hitrate"]),
-    (Metric.ERR, False, ["err"]),
-    (Metric.RBP, False, ["rbp"]),
-    (Metric.F1, False, ["f1", "f"]),
-]:
-    for _name in _names:
-        _ALIASES[_name] = (_kind, _needs_k)
-
-_CUTOFF_REQUIRED = {Metric.PRECISION, Metric.RECALL, Metric.HITS, Metric.F1}
-_NO_CUTOFF = {Metric.RPREC}
-# parameter -> (kinds accepting it, parser)
-_PARAMS: dict[str, tuple[set[Metric], Callable[[str], Any]]] = {
-    "p": ({Metric.RBP}, float),
-    "graded": ({Metric.RBP}, lambda v: {"true": True, "false": False}[v.lower()]),
-    "gain": ({Metric.DCG, Metric.NDCG},
-             lambda v: {"linear": "linear", "exponential": "exponential"}[v.lower()]),
-}
-_DEFAULTS = {"p": 0.8, "graded": False}
-
-_IR_MEASURES = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:\((?P<args>[^)]*)\))?(?:@(?P<k>\S+))?$")
-_TREC_CUT = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)[_.](?P<k>\d+)$")
-_EXAMPLES = ["MRR", "MAP", "AP@100", "nDCG", "nDCG@10", "DCG@10", "P@10", "R@100", "Rprec",
-             "Hits@10", "Success@10", "ERR@20", "RBP(p=0.8)", "F1@10", "RR@10", "recip_rank",
-             "map_cut_10", "ndcg_cut_10", "P_10", "recall_100", "success_10"]
+# How many valid names an unknown name's error lists when none is close to it.
+_SHOWN = 12
 
 
-@dataclass(frozen=True)
-class MetricSpec:
-    """One parsed metric: what to compute, at which cutoff, with which parameters.
+class NameParts(NamedTuple):
+    """``root(args)@k`` in parts; ``args`` and ``k`` are None when absent."""
 
-    ``gain`` is None when the caller's default applies.
+    root: str
+    args: str | None
+    k: str | None
+
+
+def name_key(text: object) -> str:
+    """A metric name as the tables look it up: stripped and lower-cased (names are case-insensitive)."""
+    if not isinstance(text, str):
+        raise TypeError(f"metric names must be strings, got {type(text).__name__}")
+    return text.strip().lower()
+
+
+def split_name(key: str) -> NameParts:
+    """Tokenise ``root(args)@k``; only the parts' presence is checked here.
+
+    Examples
+    --------
+    >>> split_name("ndcg(gain=exponential)@10")
+    NameParts(root='ndcg', args='gain=exponential', k='10')
+    >>> split_name("mrr")
+    NameParts(root='mrr', args=None, k=None)
     """
-
-    kind: Metric
-    k: int | None = None
-    p: float = 0.8
-    graded: bool = False
-    gain: str | None = None
-
-    @property
-    def name(self) -> str:
-        """Canonical name, e.g. ``nDCG@10`` or ``RBP(p=0.9)``."""
-        args = []
-        if self.kind == Metric.RBP:
-            args.append(f"p={self.p:g}")
-            if self.graded:
-                args.append("graded=True")
-        if self.gain is not None:
-            args.append(f"gain={self.gain}")
-        text = _CANONICAL[self.kind] + (f"({', '.join(args)})" if args else "")
-        return text + (f"@{self.k}" if self.k is not None else "")
-
-    def resolved(self, gain: str) -> MetricSpec:
-        """This spec with the call's default gain filled in where the metric has a gain."""
-        if self.kind in (Metric.DCG, Metric.NDCG) and self.gain is None:
-            return replace(self, gain=gain)
-        return self
+    head, at, k = key.partition("@")
+    args = None
+    if head.endswith(")") and "(" in head:
+        head, _, args = head[:-1].partition("(")
+    return NameParts(head, args, k if at else None)
 
 
-def _unknown(text: str) -> ValueError:
-    close = difflib.get_close_matches(text, _EXAMPLES, n=1, cutoff=0.5)
+def split_parameters(key: str, roots: Iterable[str]) -> tuple[str, str] | None:
+    """Tokenise ``root.params`` / ``root_params`` against ``roots`` (case-insensitive).
+
+    Returns the longest root that ``key`` starts with, followed by ``.`` or ``_`` and at
+    least one character, and the text after that separator; None if there is none.
+
+    Examples
+    --------
+    >>> split_parameters("ndcg_cut.5,10", ["ndcg", "ndcg_cut", "P"])
+    ('ndcg_cut', '5,10')
+    >>> split_parameters("ndcg", ["ndcg"]) is None
+    True
+    """
+    lower = key.lower()
+    for root in sorted(roots, key=len, reverse=True):
+        if len(key) > len(root) + 1 and lower.startswith((root.lower() + ".", root.lower() + "_")):
+            return root, key[len(root) + 1:]
+    return None
+
+
+def did_you_mean(text: str, choices: Sequence[str]) -> str | None:
+    """The choice closest to ``text`` (exact case first, then ignoring case), or None."""
+    close = difflib.get_close_matches(text, choices, n=1, cutoff=0.5)
     if not close:
-        close = difflib.get_close_matches(text.lower(), [e.lower() for e in _EXAMPLES], n=1, cutoff=0.5)
-        close = [e for e in _EXAMPLES if e.lower() in close]
-    hint = f"; did you mean {close[0]!r}?" if close else f"; valid names include {', '.join(_EXAMPLES[:12])}"
-    return ValueError(f"unknown metric {text!r}{hint}")
+        lower = difflib.get_close_matches(text.lower(), [c.lower() for c in choices], n=1, cutoff=0.5)
+        close = [c for c in choices if c.lower() in lower]
+    return close[0] if close else None
+
+
+def unknown_name(text: str, choices: Sequence[str], what: str = "metric", *, like: str | None = None,
+                 hint: str | None = None) -> ValueError:
+    """The one error for a name no table knows: ``unknown <what> 'X'; did you mean 'Y'?``.
+
+    ``choices`` are the valid names to suggest, the most common first; ``like`` is the
+    part of ``text`` compared with them (default: all of it). When none is close, the
+    error lists the first few. ``hint`` replaces the suggestion where the caller knows
+    better (e.g. another domain's name for the same metric).
+
+    Examples
+    --------
+    >>> unknown_name("nDGC@10", ["MRR", "nDCG@10"])
+    ValueError("unknown metric 'nDGC@10'; did you mean 'nDCG@10'?")
+    """
+    if hint is None:
+        close = did_you_mean(text if like is None else like, choices)
+        hint = f"did you mean {close!r}?" if close else f"valid names include {', '.join(choices[:_SHOWN])}"
+    return ValueError(f"unknown {what} {text!r}; {hint}")
 
 
 def parse_cutoff(raw: str, where: str) -> int:
@@ -129,6 +118,20 @@ def parse_cutoff(raw: str, where: str) -> int:
     if len(raw.lstrip("+-0")) > 19:  # beyond int64, and int() refuses very long strings
         raise ValueError(f"{where}: cutoff k must be {_CUTOFF_RANGE}, got {raw}")
     return check_cutoff(int(raw), where)
+
+
+def check_cutoff(k: object, where: str) -> int:
+    """A cutoff must be an integer from 1 to 2**63 - 1; ``where`` names it in errors.
+
+    A cutoff beyond a list's length keeps the whole list.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{where}: cutoff k must be {_CUTOFF_RANGE}, got {k!r}")
+    if k < 1:
+        raise ValueError(f"{where}: cutoff k must be >= 1 ({_CUTOFF_RANGE}), got {k}")
+    if k > MAX_CUTOFF:
+        raise ValueError(f"{where}: cutoff k must be {_CUTOFF_RANGE}, got {k}")
+    return int(k)
 
 
 def metric_names(metrics: object, what: str = "metric") -> list[str]:
@@ -147,90 +150,3 @@ def metric_names(metrics: object, what: str = "metric") -> list[str]:
     if not names:
         raise ValueError("metrics must name at least one metric, got an empty list")
     return [str(name) for name in names]
-
-
-def _parse_args(text: str, kind: Metric, args: str) -> dict[str, Any]:
-    out = {}
-    for part in filter(None, (a.strip() for a in args.split(","))):
-        key, sep, value = part.partition("=")
-        key, value = key.strip().lower(), value.strip().strip("'\"")
-        if not sep or key not in _PARAMS or kind not in _PARAMS[key][0]:
-            raise ValueError(f"metric {text!r}: unknown parameter {part!r} for {_CANONICAL[kind]}")
-        try:
-            out[key] = _PARAMS[key][1](value)
-        except (KeyError, ValueError):
-            raise ValueError(f"metric {text!r}: invalid value {value!r} for parameter {key!r}") from None
-    return out
-
-
-def check_cutoff(k: object, where: str) -> int:
-    """A cutoff must be an integer from 1 to 2**63 - 1; ``where`` names it in errors.
-
-    A cutoff beyond a list's length keeps the whole list.
-    """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"{where}: cutoff k must be {_CUTOFF_RANGE}, got {k!r}")
-    if k < 1:
-        raise ValueError(f"{where}: cutoff k must be >= 1 ({_CUTOFF_RANGE}), got {k}")
-    if k > MAX_CUTOFF:
-        raise ValueError(f"{where}: cutoff k must be {_CUTOFF_RANGE}, got {k}")
-    return int(k)
-
-
-def make_spec(kind: Metric, k: object = None, *, where: str, p: object = 0.8, graded: object = False,
-              gain: str | None = None, k_argument: bool = False) -> MetricSpec:
-    """Validate one metric's cutoff and parameters; ``where`` names them in errors.
-
-    ``k_argument``: ``k`` is a function's argument (not parsed from a name), so a missing
-    cutoff that the metric requires is None given for an integer: a TypeError.
-    """
-    if k is not None:
-        k = check_cutoff(k, where)
-        if kind in _NO_CUTOFF:
-            raise ValueError(f"{where}: {_CANONICAL[kind]} takes no cutoff (it cuts at R)")
-    elif kind in _CUTOFF_REQUIRED:
-        if k_argument:
-            check_cutoff(k, where)  # raises: None is not an integer
-        raise ValueError(f"{where}: {_CANONICAL[kind]} needs a cutoff, e.g. '{_CANONICAL[kind]}@10'")
-    try:
-        persistence = as_real(p, "p")
-    except TypeError:
-        raise TypeError(f"{where}: RBP persistence p must be a number in (0, 1), got {p!r}") from None
-    if kind == Metric.RBP and not 0.0 < persistence < 1.0:
-        raise ValueError(f"{where}: RBP persistence p must be in (0, 1), got {p!r}")
-    if not isinstance(graded, (bool, np.bool_)):
-        raise TypeError(f"{where}: graded must be True or False, got {graded!r}")
-    if gain is not None and not isinstance(gain, str):
-        raise TypeError(f"{where}: gain must be 'linear' or 'exponential', got {gain!r}")
-    if gain not in (None, "linear", "exponential"):
-        raise ValueError(f"{where}: gain must be 'linear' or 'exponential', got {gain!r}")
-    return MetricSpec(kind, k, persistence, bool(graded), gain)
-
-
-def parse_metric(text: str) -> MetricSpec:
-    """Parse one metric name into a :class:`MetricSpec`.
-
-    Examples
-    --------
-    >>> parse_metric("ndcg_cut_10").name
-    'nDCG@10'
-    >>> parse_metric("RBP(p=0.9)").name
-    'RBP(p=0.9)'
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"metric names must be strings, got {type(text).__name__}")
-    key = text.strip().lower()
-    match = _TREC_CUT.match(key)
-    if match and match["name"] in _ALIASES:
-        name, args, raw_k = match["name"], None, match["k"]
-    else:
-        match = _IR_MEASURES.match(key)
-        if not match or match["name"] not in _ALIASES:
-            raise _unknown(text)
-        name, args, raw_k = match["name"], match["args"], match["k"]
-    kind, cut_alias = _ALIASES[name]
-    if cut_alias and raw_k is None:
-        raise ValueError(f"metric {text!r} needs a cutoff, e.g. '{name}_10'")
-    k = parse_cutoff(raw_k, f"metric {text!r}") if raw_k is not None else None
-    params = {**_DEFAULTS, **_parse_args(text, kind, args or "")}
-    return make_spec(kind, k, where=f"metric {text!r}", **params)

@@ -33,7 +33,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 __all__ = ["ChunkTask", "effective_n_threads", "max_threads", "run_alone", "run_in_chunks",
-           "run_over_queries"]
+           "run_over_queries", "run_over_range"]
 
 T = TypeVar("T")
 
@@ -268,6 +268,27 @@ def run_over_queries(task: ChunkTask, indptr: np.ndarray, n_threads: int) -> Non
     n_threads = min(n_threads, max_threads(), n_queries, max(n_items // _MIN_ITEMS_PER_THREAD, 1))
     bounds = [0, n_queries] if n_threads <= 1 else _chunks(indptr, n_threads * _CHUNKS_PER_THREAD).tolist()
     run_in_chunks(task, bounds, n_threads, n_items + _QUERY_COST * n_queries)
+
+
+def run_over_range(task: ChunkTask, n: int, n_threads: int, cost: int) -> None:
+    """Call ``task(start, stop, stop=flag)`` over ``0..n-1`` in equal chunks, one per thread.
+
+    For work whose units all cost the same (the resamples of a significance test), so
+    that equal chunks keep the threads equally busy and a chunk's set-up (a resampling
+    kernel's tables) is paid once per thread. ``cost`` is the work of all ``n`` units in
+    items (see ``_INLINE_COST``); below ``_MIN_ITEMS_PER_THREAD`` items a thread, fewer
+    threads run.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> run_over_range(lambda start, end, stop: seen.append((start, end)), 10, 2, 10**6)
+    >>> sorted(seen)
+    [(0, 5), (5, 10)]
+    """
+    n_threads = min(n_threads, max_threads(), n, max(cost // _MIN_ITEMS_PER_THREAD, 1))
+    bounds = [0, n] if n_threads <= 1 else np.linspace(0, n, n_threads + 1).astype(np.int64).tolist()
+    run_in_chunks(task, bounds, n_threads, cost)
 
 
 def run_alone(task: Callable[..., T | None], cost: int) -> T:

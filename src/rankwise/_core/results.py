@@ -1,14 +1,21 @@
-"""The Results object returned by :func:`rankwise.evaluate`."""
+"""Results: the one per-query table of metric values, whoever computed it.
+
+:func:`rankwise.evaluate`, :func:`rankwise.rank_metrics` (``per_query=True``) and
+:func:`rankwise.trec_eval` (through its subclass ``TrecResults``) all return it.
+"""
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import html
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
-from .names import MetricSpec, parse_metric
-
 __all__ = ["Results", "mean_over_queries"]
+
+# The HTML table shows the first and last queries of a longer one.
+_HTML_HEAD = 10
+_HTML_TAIL = 5
 
 
 def mean_over_queries(column: np.ndarray) -> float:
@@ -18,19 +25,27 @@ def mean_over_queries(column: np.ndarray) -> float:
 
 
 class Results:
-    """Per-query metric values of one :func:`rankwise.evaluate` call.
+    """Per-query metric values: one row per query, one column per metric.
+
+    Returned by :func:`rankwise.evaluate`, :func:`rankwise.rank_metrics` with
+    ``per_query=True`` and, as its subclass :class:`rankwise.TrecResults`, by
+    :func:`rankwise.trec_eval`.
+
+    ``results[name]`` is one metric's values (float64, read-only) in ``query_ids``
+    order; another spelling of an asked metric finds it too (``"RR"`` for ``"MRR"``).
+    ``name in results``, ``len(results)`` and iteration go over the metric names.
 
     Attributes
     ----------
     names : tuple of str
         Metric names, as the caller spelled them, in the order asked.
     query_ids : ndarray
-        Query ids in output order: row indices for dense and ``indptr`` input, the
-        sorted unique ids for ``qid`` input.
-    n_relevant : ndarray of int64
-        Relevant items (label >= relevance_level) per query.
+        Query ids in output order: row indices for dense, ``indptr`` and rank input,
+        the sorted unique ids for ``qid`` input, trec_eval's order for TREC input.
     ties : str
         The tie policy the values were computed under.
+    n_relevant : ndarray of int64 or None
+        Relevant items (label >= relevance_level) per query, from :func:`rankwise.evaluate`.
 
     Examples
     --------
@@ -40,20 +55,31 @@ class Results:
     {'MRR': 0.625, 'P@2': 0.5}
     >>> res["MRR"]
     array([0.5 , 0.75])
+    >>> res.to_dict()["MRR"]
+    {0: 0.5, 1: 0.75}
     """
 
-    def __init__(self, names: Iterable[str], specs: Iterable[MetricSpec], columns: Iterable[int],
-                 values: np.ndarray, query_ids: np.ndarray, n_relevant: np.ndarray, ties: str,
-                 gain: str) -> None:
-        self._gain = gain
+    #: Name of the query axis: the index of :meth:`to_pandas`, the header of the HTML table.
+    index_name = "query_id"
+    #: Label of the row of :meth:`mean` in the HTML table.
+    _summary_label = "mean"
+
+    def __init__(self, names: Iterable[str], values: np.ndarray, query_ids: np.ndarray, ties: str, *,
+                 columns: Iterable[int] | None = None, key: Callable[[Any], Hashable] | None = None,
+                 n_relevant: np.ndarray | None = None) -> None:
+        """``values`` holds one row per query; ``columns`` gives each name's column (default:
+        in order). ``key`` maps a name to a canonical form, so that every spelling of an
+        asked metric finds its column; it may raise TypeError or ValueError for a name it
+        does not know."""
         self._names = tuple(names)
-        self._specs = tuple(specs)
-        self._columns = tuple(columns)
+        self._columns = tuple(range(len(self._names)) if columns is None else columns)
+        self._key = key
+        self._keys = tuple(key(name) for name in self._names) if key is not None else ()
         self._values = values
         self._values.flags.writeable = False
         self.query_ids = query_ids
-        self.n_relevant = n_relevant
         self.ties = ties
+        self.n_relevant = n_relevant
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -63,18 +89,16 @@ class Results:
     def n_queries(self) -> int:
         return self._values.shape[0]
 
-    def _named_columns(self) -> Iterator[tuple[str, int]]:
-        return zip(self._names, self._columns, strict=True)
-
     def _column(self, name: Any) -> int:
         if name in self._names:
             return self._columns[self._names.index(name)]
-        try:
-            spec = parse_metric(name).resolved(self._gain)
-        except (TypeError, ValueError):
-            spec = None
-        if spec in self._specs:
-            return self._columns[self._specs.index(spec)]
+        if self._key is not None:
+            try:
+                key = self._key(name)
+            except (TypeError, ValueError):
+                key = None
+            if key is not None and key in self._keys:
+                return self._columns[self._keys.index(key)]
         raise KeyError(f"{name!r} was not computed; available: {', '.join(self._names)}")
 
     def __getitem__(self, name: str) -> np.ndarray:
@@ -91,6 +115,9 @@ class Results:
     def __iter__(self) -> Iterator[str]:
         return iter(self._names)
 
+    def __len__(self) -> int:
+        return len(self._names)
+
     def mean(self) -> dict[str, float]:
         """Mean over queries of every metric, in the order asked (``MRR``, ``MAP``, ...).
 
@@ -99,21 +126,52 @@ class Results:
         sum); :func:`rankwise.trec_eval` instead sums left to right in trec_eval's query
         order, as trec_eval does.
         """
-        return {name: mean_over_queries(self._values[:, col]) for name, col in self._named_columns()}
+        return {name: mean_over_queries(self[name]) for name in self._names}
+
+    def to_dict(self) -> dict[str, dict[Any, float]]:
+        """``{metric: {query_id: value}}`` of Python numbers (JSON-ready for str and int ids)."""
+        ids = np.asarray(self.query_ids).tolist()
+        return {name: dict(zip(ids, self[name].tolist(), strict=True)) for name in self._names}
 
     def to_pandas(self) -> Any:
-        """One row per query (index ``query``), one column per metric. Needs pandas."""
+        """One row per query (index ``query_id``), one column per metric. Needs pandas."""
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError("Results.to_pandas() needs pandas: pip install 'rankwise[pandas]'") from None
-        data = {name: self._values[:, col] for name, col in self._named_columns()}
-        return pd.DataFrame(data, index=pd.Index(self.query_ids, name="query"))
+            raise ImportError(f"{type(self).__name__}.to_pandas() needs pandas: pip install "
+                              "'rankwise[pandas]'") from None
+        data = {name: self[name] for name in self._names}
+        index = pd.Index(self.query_ids, name=self.index_name)
+        return pd.DataFrame(data, index=index, columns=list(self._names))
+
+    def _describe(self) -> str:
+        """What the repr says before the means."""
+        return f"{self.n_queries} queries, ties={self.ties!r}"
 
     def __repr__(self) -> str:
         means = self.mean()
         width = max((len(n) for n in self._names), default=0)
-        lines = [f"Results({self.n_queries} queries, ties={self.ties!r}, mean over queries:"]
+        lines = [f"{type(self).__name__}({self._describe()}, mean over queries:"]
         lines += [f"  {name:<{width}}  {value:.4f}" for name, value in means.items()]
         return "\n".join(lines) + ")"
 
+    def _repr_html_(self) -> str:
+        """A table for notebooks: the first and last queries of a long one, then the means."""
+        cell = html.escape
+        head = "".join(f"<th>{cell(name)}</th>" for name in (self.index_name, *self._names))
+        ids = np.asarray(self.query_ids).tolist()
+        shown = list(range(len(ids)))
+        if len(ids) > _HTML_HEAD + _HTML_TAIL:
+            shown = shown[:_HTML_HEAD] + [-1] + shown[-_HTML_TAIL:]
+        rows = []
+        for q in shown:
+            if q < 0:
+                skipped = len(ids) - _HTML_HEAD - _HTML_TAIL
+                rows.append(f'<tr><td colspan="{len(self._names) + 1}">… {skipped} more queries …</td></tr>')
+                continue
+            values = "".join(f"<td>{self[name][q]:.4f}</td>" for name in self._names)
+            rows.append(f"<tr><th>{cell(str(ids[q]))}</th>{values}</tr>")
+        means = "".join(f"<td>{value:.4f}</td>" for value in self.mean().values())
+        rows.append(f"<tr><th>{self._summary_label}</th>{means}</tr>")
+        return (f"<p>{cell(type(self).__name__)}: {cell(self._describe())}</p><table><thead><tr>{head}</tr>"
+                f"</thead><tbody>{''.join(rows)}</tbody></table>")

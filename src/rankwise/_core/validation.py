@@ -19,8 +19,8 @@ import numpy as np
 from ._enums import Ties
 
 __all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_integers", "as_real", "as_scores",
-           "check_choice", "check_flag", "check_ties", "check_level", "check_max_grade", "position",
-           "rows_contiguous", "value_error"]
+           "check_choice", "check_exact_integers", "check_flag", "check_ties", "check_level",
+           "check_max_grade", "position", "rows_contiguous", "value_error"]
 
 TIES = {
     "expected": Ties.EXPECTED,
@@ -225,6 +225,32 @@ def _leaves(values: Any, arr: np.ndarray, any_size: bool) -> np.ndarray | None:
     return leaves if leaves.size == arr.size else None
 
 
+def check_exact_integers(arr: np.ndarray, name: str, remedy: str) -> None:
+    """Refuse 64-bit integers beyond 2**53: float64, where the kernels compute, would round them.
+
+    Neighbouring integers there become equal (ties that are not, differences of 0). The
+    error names the first such value and where it is, then ``remedy``.
+
+    Examples
+    --------
+    >>> check_exact_integers(np.array([1, 2**53]), "y_score", "pass floats")
+    >>> try:
+    ...     check_exact_integers(np.array([1, 2**53 + 1]), "y_score", "pass floats")
+    ... except ValueError as error:
+    ...     print(error)
+    y_score has integers beyond 2**53, which float64 cannot hold exactly: 9007199254740993
+    at position 1; pass floats
+    """
+    if arr.dtype.kind not in "iu" or arr.dtype.itemsize != 8 or not arr.size:
+        return
+    if arr.max() <= _EXACT_FLOAT_INT and arr.min() >= -_EXACT_FLOAT_INT:
+        return
+    flat = arr.reshape(-1)
+    i = int(np.flatnonzero((flat > _EXACT_FLOAT_INT) | (flat < -_EXACT_FLOAT_INT))[0])
+    raise ValueError(f"{name} has integers beyond 2**53, which float64 cannot hold exactly: {flat[i]}"
+                     f"{_at(arr.shape, i)}; {remedy}")
+
+
 def as_real(value: object, name: str) -> float:
     """A real number (Python or NumPy, not bool) as float; integers beyond float64 become +-inf,
     for the caller's range check to refuse."""
@@ -305,11 +331,7 @@ def as_scores(values: Any, name: str = "y_score", *, check_nan: bool = True,
         elif arr.dtype.itemsize > 8:
             raise TypeError(f"{name} must be float32 or float64, got {arr.dtype}")
     elif kind in "biu":
-        if arr.size and kind != "b" and arr.dtype.itemsize == 8 and (
-            arr.max() > _EXACT_FLOAT_INT or arr.min() < -_EXACT_FLOAT_INT
-        ):
-            raise ValueError(f"{name} has integers beyond 2**53, which float64 cannot hold exactly; "
-                             "convert them to a tie-preserving float scale first")
+        check_exact_integers(arr, name, "convert them to a tie-preserving float scale first")
         arr = arr.astype(np.float64)
     else:
         raise TypeError(f"{name} must be numeric (float32/float64, or integers), got dtype {arr.dtype}")

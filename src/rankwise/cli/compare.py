@@ -4,15 +4,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..stats.significance import (
-    _SEED_LIMIT,
-    ALTERNATIVES,
-    CORRECTIONS,
-    MAX_RESAMPLES,
-    TESTS,
-    TREC_MEASURES,
-    compare_systems,
-)
+from ..stats.options import _SEED_LIMIT, ALTERNATIVES, CORRECTIONS, MAX_RESAMPLES, TESTS
+from ..stats.report import TREC_MEASURES, compare_systems
 from ..trec import Qrels, Run, read_example
 from ..trec.names import parse_trec_measures
 from ._common import CliError, check_measures, number_type, one_stdin, read_file

@@ -7,8 +7,8 @@ from importlib.resources import files
 
 import numpy as np
 
-from .._core.names import parse_metric
 from ..lists import evaluate
+from ..lists.names import parse_metric
 from ._common import CliError, check_measures
 
 __all__ = ["DEMO_METRICS", "add_parser", "demo_report", "load_demo", "report"]

@@ -28,6 +28,7 @@ from rankwise._core._enums cimport *
 from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled_ratio, unscale
 from rankwise._core._sort cimport Item, ranks_above, same_flag, same_rank, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
+from rankwise._core._ties cimport any_hit, ap_slope, ap_term, expected_relevant, first_hit, subset_stop
 from rankwise._core._typedefs cimport label_t, score_t
 
 
@@ -80,12 +81,40 @@ cdef struct TopK:
     double* heap            # k scores, then k labels: two min-heaps
 
 
+ctypedef struct Options:
+    # evaluate_range's scalar arguments, passed as a dict with these keys.
+    int ties
+    double level            # relevance_level
+    double max_grade
+    Py_ssize_t top_k        # > 0: every metric stops at a cutoff <= top_k (the top-k path)
+    bint shared_scores      # every query reads y_score[0:n] (one ranking for queries of length n)
+    bint shared_keys        # every query reads tie_key[0:n]
+
+
 cdef struct Params:
     int ties
     double level
     double max_grade
     double grade_mant       # max_grade = grade_mant * 2**grade_exp, grade_mant in [0.5, 1)
     int grade_exp
+    bint shared_scores
+    bint shared_keys
+
+
+cdef struct Metrics:
+    # One entry per metric column: its kind, cutoff (0: none), flag (exponential gain or
+    # graded) and parameter (RBP's p).
+    Py_ssize_t n
+    const int32_t* kinds
+    const int64_t* cutoffs
+    const uint8_t* flags
+    const double* params
+
+
+cdef struct Output:
+    double* values          # row q, metric j at values[q * n_metrics + j]
+    int64_t* n_relevant
+    int64_t n_nan           # queries holding a NaN score
 
 
 cdef int grow(void** ptr, size_t nbytes) noexcept nogil:
@@ -233,9 +262,9 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
     to the next free slot and the slot kept only if it qualifies, so dense labels cost
     no mispredicted branches. The k largest labels of all items go to the ideal ranking.
     """
-    cdef Py_ssize_t i, t = 0, m = 0, kept, n_scores = 0, n_labels = 0, block
+    cdef Py_ssize_t i, t = 0, m = 0, n_scores = 0, n_labels = 0, block
     cdef int64_t n_rel = 0, key
-    cdef double lab, score, threshold
+    cdef double lab, score
     cdef bint near, nan = False
     cdef double* best_scores = top.heap
     cdef double* best_labels = top.heap + top.k
@@ -268,8 +297,15 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
             if (t == ws.cap and reserve(ws, t + 1) != 0) or (m == ws.near_cap and reserve_near(ws, m + 1) != 0):
                 return -1
         block += POLL
-    threshold = best_scores[0]
-    kept = 0
+    drop_below(best_scores[0], m, t, q, ws)
+    q.n_rel = n_rel
+    q.nan = nan
+    return ideal_from_heap(best_labels, n_labels, q, ws)
+
+
+cdef void drop_below(double threshold, Py_ssize_t m, Py_ssize_t t, Query* q, Workspace* ws) noexcept nogil:
+    """Keep the near items (m) and tracked items (t) at or above the threshold: q.n_near, q.t."""
+    cdef Py_ssize_t i, kept = 0
     for i in range(m):
         if not ranks_above(threshold, ws.near_scores[i]):
             ws.near_scores[kept] = ws.near_scores[i]
@@ -282,16 +318,19 @@ cdef int collect_top(const label_t* labels, const score_t* scores, const int64_t
             ws.items[kept] = ws.items[i]
             kept += 1
     q.t = kept
-    q.n_rel = n_rel
-    q.nan = nan
-    if reserve(ws, n_labels) != 0:
+
+
+cdef int ideal_from_heap(const double* heap, Py_ssize_t n, Query* q, Workspace* ws) noexcept nogil:
+    """The ideal ranking of the top-k paths: the n labels of a heap, sorted."""
+    cdef Py_ssize_t i
+    if reserve(ws, n) != 0:
         return -1
-    for i in range(n_labels):
-        ws.ideal[i].score = best_labels[i]
-        ws.ideal[i].label = best_labels[i]
+    for i in range(n):
+        ws.ideal[i].score = heap[i]
+        ws.ideal[i].label = heap[i]
         ws.ideal[i].key = i
-    sort_items(ws.ideal, n_labels, 0, ws.stop)
-    q.n_ideal = n_labels
+    sort_items(ws.ideal, n, 0, ws.stop)
+    q.n_ideal = n
     q.ideal_ready = True
     return 0
 
@@ -403,49 +442,38 @@ cdef void label_summary(const label_t* labels, Py_ssize_t n, double level, int64
     n_best[0] = ties
 
 
-cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const int64_t* keys,
-                            Query* q, const Params* prm, const TopK* top, Workspace* ws) noexcept nogil:
-    """collect_top() for lists much longer than k, in passes with few unpredictable branches.
+cdef bint chunk_maxima(const score_t* scores, Py_ssize_t n, Py_ssize_t n_chunks,
+                       double* chunk_max) noexcept nogil:
+    """The best score of every chunk of 8 items (the last also holds the n % 8 after it).
 
-    One pass takes the best score of every chunk of 8 items, and of every block of
-    chunks (about 2k blocks). The k-th best block maximum, the bound, is at most the
-    k-th best score (k blocks each hold an item reaching it), so only the blocks, then
-    the chunks, whose maximum reaches it (about k of each) are read again, keeping
-    the items that reach it: a few more than k, ties included. They stand for the
-    items at or above the k-th best score: the few in between rank below k, and
-    change no value. The labels are summarised in separate vectorised passes; the
-    ideal ranking is k copies of the largest label when it occurs k times, else the
-    label heap of collect_top.
-
-    Returns 1, with nothing collected, when the list holds a NaN: collect_top ranks
-    NaN (nan="last") and flags it for the Python layer.
+    Returns whether the list may hold a NaN. The sum is the cheap test: NaN + x is NaN. So
+    is inf + -inf, which only costs the caller's exact scan.
     """
-    cdef Py_ssize_t n = q.n, k = top.k, n_chunks = n // CHUNK, per_block, n_blocks
-    cdef Py_ssize_t b, c, i, j, start, stop, blocks_hit = 0, chunks_hit = 0, m = 0, t = 0, n_heap = 0
-    cdef Py_ssize_t* block_ids
-    cdef int64_t n_rel, n_best, key
-    cdef double bound, lab, best, total = 0.0
-    cdef double* heap = top.heap
-    cdef double* block_max
+    cdef Py_ssize_t c, i
+    cdef double total = 0.0
     cdef const score_t* x
-    per_block = max(n_chunks // (BLOCKS_PER_K * k), 1)
-    n_blocks = n_chunks // per_block
-    if reserve_chunks(ws, n_chunks + n_blocks) != 0 or reserve(ws, k) != 0:
-        return -1
-    block_max = ws.chunk_max + n_chunks
     for c in range(n_chunks):
         x = &scores[c * CHUNK]
-        # The sum is the cheap NaN test: NaN + x is NaN. So is inf + -inf, which only
-        # costs the exact scan below.
         total += ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]))
-        ws.chunk_max[c] = best_of_8(x)
-    # The last chunk also holds the n % 8 items after it.
+        chunk_max[c] = best_of_8(x)
     for i in range(n_chunks * CHUNK, n):
         total += scores[i]
-        if scores[i] > ws.chunk_max[n_chunks - 1]:
-            ws.chunk_max[n_chunks - 1] = scores[i]
-    if total != total and any_nan(scores, n):
-        return 1
+        if scores[i] > chunk_max[n_chunks - 1]:
+            chunk_max[n_chunks - 1] = scores[i]
+    return total != total
+
+
+cdef Py_ssize_t chunks_reaching(Workspace* ws, Py_ssize_t n_chunks, Py_ssize_t per_block, Py_ssize_t k,
+                                double* heap, double* bound) noexcept nogil:
+    """The chunks whose maximum reaches the bound, the k-th best block maximum: into ws.chunk_ids.
+
+    Blocks, then their chunks: every index is written and kept only if it reaches the
+    bound, so no branch mispredicts. Returns how many; sets the bound.
+    """
+    cdef Py_ssize_t b, c, j, start, stop, n_blocks = n_chunks // per_block, blocks_hit = 0, chunks_hit = 0
+    cdef double best
+    cdef double* block_max = ws.chunk_max + n_chunks
+    cdef Py_ssize_t* block_ids = ws.chunk_ids + n_chunks
     for b in range(n_blocks):
         start = b * per_block
         stop = n_chunks if b == n_blocks - 1 else start + per_block
@@ -453,20 +481,29 @@ cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const 
         for c in range(start + 1, stop):
             best = ws.chunk_max[c] if ws.chunk_max[c] > best else best
         block_max[b] = best
-    bound = kth_best(block_max, n_blocks, k, heap)
-    # Blocks, then their chunks, then their items reaching the bound. Every index is
-    # written and kept only if it reaches the bound: no branch to mispredict.
-    block_ids = ws.chunk_ids + n_chunks
+    bound[0] = kth_best(block_max, n_blocks, k, heap)
     for b in range(n_blocks):
         block_ids[blocks_hit] = b
-        blocks_hit += block_max[b] >= bound
+        blocks_hit += block_max[b] >= bound[0]
     for j in range(blocks_hit):
         b = block_ids[j]
         start = b * per_block
         stop = n_chunks if b == n_blocks - 1 else start + per_block
         for c in range(start, stop):
             ws.chunk_ids[chunks_hit] = c
-            chunks_hit += ws.chunk_max[c] >= bound
+            chunks_hit += ws.chunk_max[c] >= bound[0]
+    return chunks_hit
+
+
+cdef int track_reaching(const label_t* labels, const score_t* scores, const int64_t* keys, Py_ssize_t n,
+                        Py_ssize_t n_chunks, Py_ssize_t chunks_hit, double bound, Query* q,
+                        Workspace* ws) noexcept nogil:
+    """The items of the chunks reaching the bound that reach it themselves: near items, and
+    the tracked ones among them. Selecting the k-th best score among them would cost more
+    than the few extra items.
+    """
+    cdef Py_ssize_t c, i, j, stop, m = 0, t = 0
+    cdef int64_t key
     # Chunks hold 8 items, the last one up to 15.
     if reserve_near(ws, (chunks_hit + 1) * CHUNK) != 0:
         return -1
@@ -476,7 +513,6 @@ cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const 
         for i in range(c * CHUNK, stop):
             ws.near_keys[m] = i
             m += scores[i] >= bound
-    # Selecting the k-th best score among them would cost more than the few extra items.
     if reserve(ws, m) != 0:
         return -1
     for j in range(m):
@@ -490,31 +526,63 @@ cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const 
         t += labels[i] > 0
     q.n_near = m
     q.t = t
-    label_summary(labels, n, prm.level, &n_rel, &best, &n_best)
+    return 0
+
+
+cdef int ideal_of_labels(const label_t* labels, Py_ssize_t n, Py_ssize_t k, double* heap, Query* q,
+                         double level, Workspace* ws) noexcept nogil:
+    """q.n_rel and the ideal ranking, from vectorised passes over the labels: k copies of
+    the largest label when it occurs k times, else the labels' heap."""
+    cdef Py_ssize_t i, j, n_heap = 0
+    cdef int64_t n_rel, n_best
+    cdef double lab, best
+    label_summary(labels, n, level, &n_rel, &best, &n_best)
     q.n_rel = n_rel
-    n_heap = 0
     if best > 0 and n_best >= k:
-        # The k largest labels are all the largest one: already in descending order.
+        # Already in descending order.
         for j in range(k):
             ws.ideal[j].score = best
             ws.ideal[j].label = best
             ws.ideal[j].key = j
-        n_heap = k
-    elif best > 0:
+        q.n_ideal = k
+        q.ideal_ready = True
+        return 0
+    if best > 0:
         for i in range(n):
             if (i & POLL_MASK) == 0 and stopped(ws.stop):
                 return 0
             lab = labels[i]
             if (n_heap < k or lab > heap[0]) and lab > 0:
                 heap_offer(heap, &n_heap, k, lab)
-        for j in range(n_heap):
-            ws.ideal[j].score = heap[j]
-            ws.ideal[j].label = heap[j]
-            ws.ideal[j].key = j
-        sort_items(ws.ideal, n_heap, 0, ws.stop)
-    q.n_ideal = n_heap
-    q.ideal_ready = True
-    return 0
+    return ideal_from_heap(heap, n_heap, q, ws)
+
+
+cdef int collect_top_blocks(const label_t* labels, const score_t* scores, const int64_t* keys,
+                            Query* q, const Params* prm, const TopK* top, Workspace* ws) noexcept nogil:
+    """collect_top() for lists much longer than k, in passes with few unpredictable branches.
+
+    One pass takes the best score of every chunk of 8 items, and of every block of
+    chunks (about 2k blocks). The k-th best block maximum, the bound, is at most the
+    k-th best score (k blocks each hold an item reaching it), so only the blocks, then
+    the chunks, whose maximum reaches it (about k of each) are read again, keeping
+    the items that reach it: a few more than k, ties included. They stand for the
+    items at or above the k-th best score: the few in between rank below k, and
+    change no value. The labels are summarised in separate vectorised passes.
+
+    Returns 1, with nothing collected, when the list holds a NaN: collect_top ranks
+    NaN (nan="last") and flags it for the Python layer.
+    """
+    cdef Py_ssize_t n = q.n, k = top.k, n_chunks = n // CHUNK, per_block, chunks_hit
+    cdef double bound
+    per_block = max(n_chunks // (BLOCKS_PER_K * k), 1)
+    if reserve_chunks(ws, n_chunks + n_chunks // per_block) != 0 or reserve(ws, k) != 0:
+        return -1
+    if chunk_maxima(scores, n, n_chunks, ws.chunk_max) and any_nan(scores, n):
+        return 1
+    chunks_hit = chunks_reaching(ws, n_chunks, per_block, k, top.heap, &bound)
+    if track_reaching(labels, scores, keys, n, n_chunks, chunks_hit, bound, q, ws) != 0:
+        return -1
+    return ideal_of_labels(labels, n, k, top.heap, q, prm.level, ws)
 
 
 cdef inline Py_ssize_t find_group(const double* values, Py_ssize_t d, double s) noexcept nogil:
@@ -805,30 +873,17 @@ cdef double det_err(const Query* q, const Workspace* ws, int64_t k, double max_g
 
 cdef double exp_rr(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
     cdef Py_ssize_t g
-    cdef int64_t r, c, above, m
-    cdef double prob, acc = 0.0
+    cdef int64_t r
     for g in range(q.d):
         r = group_relevant(ws, g, level)
-        if r == 0:
-            continue
-        above = ws.above[g]
-        c = ws.tied[g]
-        # P(first relevant item of the group at offset m) = C(c-m, r-1) / C(c, r).
-        prob = <double> r / c
-        for m in range(1, c - r + 2):
-            if above + m > k or ((m & POLL_MASK) == 0 and stopped(ws.stop)):
-                break
-            acc += prob / (above + m)
-            if m <= c - r:
-                prob *= <double> (c - m - r + 1) / (c - m)
-        return acc
+        if r > 0:
+            return first_hit(ws.above[g], ws.tied[g], r, k, True, ws.stop)
     return 0.0
 
 
 cdef double exp_hits(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
     cdef Py_ssize_t g
-    cdef int64_t r, c, above, s, i
-    cdef double miss = 1.0
+    cdef int64_t r, above
     for g in range(q.d):
         r = group_relevant(ws, g, level)
         if r == 0:
@@ -836,16 +891,7 @@ cdef double exp_hits(const Query* q, const Workspace* ws, int64_t k, double leve
         above = ws.above[g]
         if above >= k:
             return 0.0
-        c = ws.tied[g]
-        s = min(k - above, c)
-        # P(no relevant among the first s of the group) = C(c-r, s) / C(c, s).
-        for i in range(s):
-            if c - r - i <= 0:
-                return 1.0
-            if (i & POLL_MASK) == 0 and stopped(ws.stop):
-                break
-            miss *= <double> (c - r - i) / (c - i)
-        return 1.0 - miss
+        return any_hit(ws.tied[g], r, min(k - above, ws.tied[g]), ws.stop)
     return 0.0
 
 
@@ -865,28 +911,25 @@ cdef double exp_ap(const Query* q, const Workspace* ws, int64_t k, double level)
         c = ws.tied[g]
         last = min(above + c, k)
         frac = <double> r / c
-        slope = <double> (r - 1) / (c - 1) if c > 1 else 0.0
-        # Position pos is relevant w.p. r/c; given that, the expected number of
-        # relevant items at or above it is before + 1 + (pos - above - 1) * slope.
+        slope = ap_slope(c, r)
         for pos in range(above + 1, last + 1):
             if (pos & POLL_MASK) == 0 and stopped(ws.stop):
                 break
-            acc += frac * (before + 1 + (pos - above - 1) * slope) / pos
+            acc += ap_term(frac, slope, before, pos - above, pos)
         before += r
     return acc / q.n_rel
 
 
 cdef double exp_tp(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
     cdef Py_ssize_t g
-    cdef int64_t r, c, above
+    cdef int64_t c, above
     cdef double tp = 0.0
     for g in range(q.d):
         above = ws.above[g]
         if above >= k:
             break
-        r = group_relevant(ws, g, level)
         c = ws.tied[g]
-        tp += <double> r * min(k - above, c) / c
+        tp += expected_relevant(c, group_relevant(ws, g, level), min(k - above, c))
     return tp
 
 
@@ -906,36 +949,6 @@ cdef double exp_weighted(int kind, const Query* q, const Workspace* ws, int64_t 
             total += item_value(kind, ws.items[s].label, flag, prm, e)
         acc += total / c * weight_sum(kind, above + 1, min(above + c, k), p, ws.stop)
     return acc
-
-
-cdef double subset_stop(const double* p_stop, int64_t c, int64_t y, int64_t m) noexcept nogil:
-    """E[1 - prod of (1 - R) over the first m of a random order of the group].
-
-    p_stop[j] is that expectation over a random j of the y tracked items; the c - y others
-    have R = 0. The number j of tracked items among the first m is hypergeometric; its
-    weights are built outward from the mode by ratios, so nothing overflows.
-    """
-    cdef int64_t z = c - y, lo, hi, mode, j
-    cdef double w, num = 0.0, den = 0.0
-    if z == 0:
-        return p_stop[m]
-    lo = max(0, m - z)
-    hi = min(y, m)
-    # Products in double: in int64 they overflow for groups of billions of items. Below
-    # 2**53 they are exact, and so is the floor of the quotient, which is below c + 1 (m, y <= c)
-    # and so in range of the cast.
-    mode = min(max(<int64_t> ((<double> (m + 1) * (y + 1)) / (c + 2)), lo), hi)
-    w = 1.0
-    for j in range(mode, hi + 1):
-        num += w * p_stop[j]
-        den += w
-        w *= (<double> (y - j) * (m - j)) / (<double> (j + 1) * (z - m + j + 1))
-    w = 1.0
-    for j in range(mode, lo, -1):
-        w *= (<double> j * (z - m + j)) / (<double> (y - j + 1) * (m - j + 1))
-        num += w * p_stop[j - 1]
-        den += w
-    return num / den
 
 
 cdef double exp_err(const Query* q, Workspace* ws, int64_t k, double max_grade) noexcept nogil:
@@ -1102,115 +1115,126 @@ cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
 
 # ---------------------------------------------------------------- driver
 
-cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
-                          const label_t[::1] y_true, const int64_t[::1] tie_key,
-                          bint shared_scores, const int32_t[::1] kinds,
-                          const int64_t[::1] cutoffs, const uint8_t[::1] flags,
-                          const double[::1] params, const Params* prm, const TopK* top,
-                          Py_ssize_t q_start, Py_ssize_t q_stop,
-                          double[:, ::1] out, int64_t[::1] n_relevant, int64_t* n_nan,
-                          const uint8_t* stop, bint shared_keys) noexcept nogil:
+cdef int rank_query(const label_t* labels, const score_t* scores, const int64_t* keys, Query* q,
+                    const Params* prm, const TopK* top, Workspace* ws) noexcept nogil:
+    """Collect, sort and count one list (q.n > 0) for the metrics: -1 when out of memory."""
+    cdef int status, label_order
+    cdef bint keyed = prm.ties == STABLE or prm.ties == TREC
+    cdef bint use_top = top.k > 0 and q.n > top.k
+    if use_top:
+        status = 1
+        if q.n >= 2 * CHUNK * top.k:
+            status = collect_top_blocks(labels, scores, keys, q, prm, top, ws)
+        if status == 1:
+            status = collect_top(labels, scores, keys, q, prm, top, ws)
+    else:
+        status = collect(labels, scores, keys, q, prm, ws)
+    if status != 0 or was_stopped(ws.stop):
+        return status
+    if q.t > 0:
+        label_order = 1 if prm.ties == OPTIMISTIC else (-1 if prm.ties == PESSIMISTIC else 0)
+        sort_items(ws.items, q.t, label_order, ws.stop)
+        q.d = build_groups(ws, q.t)
+        if use_top and not q.nan and not keyed and q.d <= FEW_GROUPS:
+            count_near(ws.near_scores, q.n_near, q, ws)
+        elif use_top:
+            count_ranks(ws.near_scores, ws.near_keys, q.n_near, keyed, q, ws)
+        else:
+            # Reads every score of the list: the NaN check comes for free.
+            q.nan = count_ranks(scores, keys, q.n, keyed, q, ws)
+        if prm.ties != EXPECTED:
+            place(q, prm.ties, ws)
+    elif not use_top:
+        q.nan = any_nan(scores, q.n)
+    return 0
+
+
+cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score, const label_t[::1] y_true,
+                          const int64_t[::1] tie_key, const Metrics* metrics, const Params* prm,
+                          const TopK* top, Py_ssize_t q_start, Py_ssize_t q_stop, Output* res,
+                          const uint8_t* stop) noexcept nogil:
     cdef Workspace ws
     cdef Query q
-    cdef Py_ssize_t qi, j, n_metrics = kinds.shape[0]
+    cdef Py_ssize_t qi, j
     cdef int64_t start, score_start
-    cdef const int64_t* keys
-    cdef int label_order, status = 0
-    cdef bint keyed = prm.ties == STABLE or prm.ties == TREC
-    cdef bint use_top
-    label_order = 1 if prm.ties == OPTIMISTIC else (-1 if prm.ties == PESSIMISTIC else 0)
+    cdef int status = 0
     memset(&ws, 0, sizeof(Workspace))
     ws.stop = stop
     for qi in range(q_start, q_stop):
         if stopped(stop):
             break
         start = indptr[qi]
-        score_start = 0 if shared_scores else start
+        score_start = 0 if prm.shared_scores else start
+        memset(&q, 0, sizeof(Query))
         q.n = indptr[qi + 1] - start
-        q.t = 0
-        q.d = 0
-        q.n_rel = 0
-        q.ideal_ready = False
-        q.nan = False
         if q.n > 0:
-            keys = &tie_key[0 if shared_keys else start] if prm.ties == TREC else NULL
-            use_top = top.k > 0 and q.n > top.k
-            if use_top:
-                status = 1
-                if q.n >= 2 * CHUNK * top.k:
-                    status = collect_top_blocks(&y_true[start], &y_score[score_start], keys, &q, prm,
-                                                top, &ws)
-                if status == 1:
-                    status = collect_top(&y_true[start], &y_score[score_start], keys, &q, prm, top, &ws)
-            else:
-                status = collect(&y_true[start], &y_score[score_start], keys, &q, prm, &ws)
-            if status != 0 or was_stopped(stop):
-                break
-            if q.t > 0:
-                sort_items(ws.items, q.t, label_order, stop)
-                q.d = build_groups(&ws, q.t)
-                if use_top and not q.nan and not keyed and q.d <= FEW_GROUPS:
-                    count_near(ws.near_scores, q.n_near, &q, &ws)
-                elif use_top:
-                    count_ranks(ws.near_scores, ws.near_keys, q.n_near, keyed, &q, &ws)
-                else:
-                    # Reads every score of the list: the NaN check comes for free.
-                    q.nan = count_ranks(&y_score[score_start], keys, q.n, keyed, &q, &ws)
-                if prm.ties != EXPECTED:
-                    place(&q, prm.ties, &ws)
-            elif not use_top:
-                q.nan = any_nan(&y_score[score_start], q.n)
-        if was_stopped(stop):  # the query's ranking may be incomplete
+            status = rank_query(&y_true[start], &y_score[score_start],
+                                &tie_key[0 if prm.shared_keys else start] if prm.ties == TREC else NULL,
+                                &q, prm, top, &ws)
+        if status != 0 or was_stopped(stop):  # the query's ranking may be incomplete
             break
-        n_nan[0] += q.nan
-        n_relevant[qi] = q.n_rel
-        for j in range(n_metrics):
-            out[qi, j] = metric_value(kinds[j], cutoffs[j], flags[j], params[j], &q, &ws, prm)
+        res.n_nan += q.nan
+        res.n_relevant[qi] = q.n_rel
+        for j in range(metrics.n):
+            res.values[qi * metrics.n + j] = metric_value(metrics.kinds[j], metrics.cutoffs[j],
+                                                          metrics.flags[j], metrics.params[j], &q, &ws, prm)
     release(&ws)
     return status
 
 
-def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score,
-                   const label_t[::1] y_true, const int64_t[::1] tie_key,
-                   bint shared_scores, const int32_t[::1] kinds,
-                   const int64_t[::1] cutoffs, const uint8_t[::1] flags,
-                   const double[::1] params, int ties, double level, double max_grade,
-                   Py_ssize_t top_k, Py_ssize_t q_start, Py_ssize_t q_stop,
-                   double[:, ::1] out, int64_t[::1] n_relevant, const uint8_t[::1] stop=None,
-                   bint shared_keys=False):
-    """Fill rows q_start..q_stop of ``out`` (one column per metric) and ``n_relevant``.
+def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score, const label_t[::1] y_true,
+                   const int64_t[::1] tie_key, const int32_t[::1] kinds, const int64_t[::1] cutoffs,
+                   const uint8_t[::1] flags, const double[::1] params, Options options,
+                   Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out, int64_t[::1] n_relevant,
+                   const uint8_t[::1] stop=None):
+    """Fill rows q_start..q_stop of ``out`` (one column per metric: ``kinds``, ``cutoffs``,
+    ``flags``, ``params``) and ``n_relevant``.
 
-    ``top_k`` > 0 declares that every metric stops at a cutoff of at most ``top_k``
-    (the top-k fast path); 0 that some metric reads the whole ranking. Inputs are
+    ``options`` is a dict of the scalar arguments (``Options``): ``ties``, ``level``,
+    ``max_grade``; ``top_k`` > 0 declares that every metric stops at a cutoff of at most
+    ``top_k`` (the top-k fast path), 0 that some metric reads the whole ranking; with
+    ``shared_scores`` every query reads its scores from ``y_score[0:n]``, and with
+    ``shared_keys`` its tie keys (``ties`` TREC) from ``tie_key[0:n]`` (one ranking for
+    queries of equal length ``n``), else from its own rows, as ``y_true``. Inputs are
     trusted: the Python layer has validated shapes, offsets, labels and metric specs,
     all but NaN scores, which the kernel meets anyway while it reads them: it ranks
     them last (nan="last") and returns the number of queries holding one, for the
     Python layer to raise on under nan="raise". Releases the GIL for the whole range.
     Once ``stop`` (the call's stop flag, ``_stop.pxd``) is set, it returns early and leaves
-    the rows incomplete. With ``shared_keys`` every query reads its tie keys (``ties`` TREC)
-    from ``tie_key[0:n]`` (one ranking's ids for queries of equal length ``n``), else from
-    its own rows, as ``y_true``.
+    the rows incomplete.
     """
     cdef Params prm
     cdef TopK top
+    cdef Metrics metrics
+    cdef Output res
     cdef int status
-    cdef int64_t n_nan = 0
     cdef const uint8_t* flag = flag_of(stop)
-    prm.ties = ties
-    prm.level = level
-    prm.max_grade = max_grade
-    prm.grade_mant = frexp(max_grade, &prm.grade_exp)
-    top.k = top_k
+    if not (kinds.shape[0] == cutoffs.shape[0] == flags.shape[0] == params.shape[0] == out.shape[1]):
+        raise ValueError("kinds, cutoffs, flags, params and the columns of out must agree")
+    prm.ties = options.ties
+    prm.level = options.level
+    prm.max_grade = options.max_grade
+    prm.grade_mant = frexp(options.max_grade, &prm.grade_exp)
+    prm.shared_scores = options.shared_scores
+    prm.shared_keys = options.shared_keys
+    metrics.n = kinds.shape[0]
+    metrics.kinds = &kinds[0] if metrics.n > 0 else NULL
+    metrics.cutoffs = &cutoffs[0] if metrics.n > 0 else NULL
+    metrics.flags = &flags[0] if metrics.n > 0 else NULL
+    metrics.params = &params[0] if metrics.n > 0 else NULL
+    res.values = &out[0, 0] if out.shape[0] > 0 and metrics.n > 0 else NULL
+    res.n_relevant = &n_relevant[0] if n_relevant.shape[0] > 0 else NULL
+    res.n_nan = 0
+    top.k = options.top_k
     top.heap = NULL
-    if top_k > 0:
-        top.heap = <double*>malloc(2 * top_k * sizeof(double))
+    if top.k > 0:
+        top.heap = <double*>malloc(2 * top.k * sizeof(double))
         if top.heap == NULL:
             raise MemoryError("rankwise: could not allocate the top-k workspace")
     with nogil:
-        status = evaluate_queries(indptr, y_score, y_true, tie_key, shared_scores, kinds,
-                                  cutoffs, flags, params, &prm, &top, q_start, q_stop, out,
-                                  n_relevant, &n_nan, flag, shared_keys)
+        status = evaluate_queries(indptr, y_score, y_true, tie_key, &metrics, &prm, &top, q_start, q_stop,
+                                  &res, flag)
     free(top.heap)
     if status != 0:
         raise MemoryError("rankwise: could not allocate the per-query workspace")
-    return n_nan
+    return res.n_nan

@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core._enums import Metric
-from .._core.names import MetricSpec, make_spec, metric_names, parse_metric
+from .._core._enums import Metric, Ties
+from .._core.names import metric_names
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.results import Results, mean_over_queries
 from .._core.validation import (
@@ -25,6 +25,7 @@ from .._core.validation import (
     check_ties,
 )
 from ._listwise import evaluate_range
+from .names import MetricSpec, make_spec, parse_metric
 
 __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "precision", "recall",
            "r_precision", "hit_rate", "err", "rbp"]
@@ -78,6 +79,21 @@ def _compute(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike,
                          "where float64 cannot compare integers exactly; pass a relevance_level <= 2**53")
     grade = check_max_grade(max_grade, batch.max_label)
     unique = list(dict.fromkeys(specs))
+    values, n_relevant, nan_found = _run_kernel(batch, unique, ties_code, level, grade, threads)
+    # NaN scores are found by the kernel as it reads them (as_batch does not look), so
+    # the error comes now, before any result is used. Without queries it looked at none.
+    if nan == "raise" and (nan_found or values.shape[0] == 0):
+        as_scores(y_score)  # raises, naming the first NaN
+        if nan_found:
+            raise ValueError("y_score contains NaN; pass nan='last' to rank NaN scores below every number")
+    _apply_empty(values, n_relevant, batch.query_ids, empty, relevance_level)
+    return values, [unique.index(s) for s in specs], specs, batch, n_relevant
+
+
+def _run_kernel(batch: Batch, unique: Sequence[MetricSpec], ties_code: Ties, level: float, grade: float,
+                threads: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Every metric of ``unique`` for every query, with each query's relevant count and
+    whether the kernel met a NaN score."""
     kinds = np.array([s.kind for s in unique], dtype=np.int32)
     cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
     flags = np.array([s.gain == "exponential" or s.graded for s in unique], dtype=np.uint8)
@@ -92,29 +108,29 @@ def _compute(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike,
     n_relevant = np.empty(n_queries, dtype=np.int64)
     nan_queries = []
 
+    options = {"ties": ties_code, "level": level, "max_grade": grade, "top_k": top_k,
+               "shared_scores": batch.shared_scores, "shared_keys": batch.shared_keys}
+
     def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
-        nan_queries.append(evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key,
-                                          batch.shared_scores, kinds, cutoffs, flags, params, ties_code,
-                                          level, grade, top_k, q_start, q_stop, values, n_relevant,
-                                          shared_keys=batch.shared_keys, stop=stop))
+        nan_queries.append(evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key, kinds,
+                                          cutoffs, flags, params, options, q_start, q_stop, values,
+                                          n_relevant, stop))
 
     run_over_queries(task, batch.indptr, threads)
-    # NaN scores are found by the kernel as it reads them (as_batch does not look), so
-    # the error comes now, before any result is used. Without queries it looked at none.
-    if nan == "raise" and (any(nan_queries) or n_queries == 0):
-        as_scores(y_score)  # raises, naming the first NaN
-        if any(nan_queries):
-            raise ValueError("y_score contains NaN; pass nan='last' to rank NaN scores below every number")
+    return values, n_relevant, any(nan_queries)
+
+
+def _apply_empty(values: np.ndarray, n_relevant: np.ndarray, query_ids: np.ndarray, empty: str,
+                 relevance_level: float) -> None:
+    """The empty-query policy: queries without a relevant item stay, become NaN, or raise."""
     empty_rows = n_relevant == 0
     if empty == "error" and empty_rows.any():
-        ids = batch.query_ids[empty_rows]
+        ids = query_ids[empty_rows]
         shown = ", ".join(map(repr, ids[:5].tolist())) + (", ..." if ids.size > 5 else "")
         raise ValueError(f"{ids.size} quer{'y has' if ids.size == 1 else 'ies have'} no relevant item "
                          f"(label >= {relevance_level}): {shown}; pass empty='zero' or 'skip' to allow it")
     if empty == "skip":
         values[empty_rows] = np.nan
-    columns = [unique.index(s) for s in specs]
-    return values, columns, specs, batch, n_relevant
 
 
 def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str], *,
@@ -199,7 +215,8 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties,
         relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
         n_threads=n_threads)
-    return Results(names, specs, columns, values, batch.query_ids, n_relevant, ties, gain)
+    return Results(names, values, batch.query_ids, ties, columns=columns,
+                   key=lambda name: parse_metric(name).resolved(gain), n_relevant=n_relevant)
 
 
 # The data and tie options every per-metric function shares with evaluate().

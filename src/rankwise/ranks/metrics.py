@@ -9,7 +9,6 @@ metrics where lower is better (Hoyt et al. 2022).
 """
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,9 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.names import check_cutoff, metric_names, parse_cutoff
+from .._core.names import check_cutoff, metric_names, name_key, parse_cutoff, split_name, unknown_name
+from .._core.results import Results
 from .._core.validation import as_array, check_choice, check_flag
-from .chance import expected_reciprocal, harmonic, harmonic2, mean_power
+from .chance import expected_hit, expected_reciprocal, harmonic, harmonic2, mean_power
 from .positive import Ranks
 
 __all__ = ["rank_metrics", "parse_rank_metric"]
@@ -104,19 +104,6 @@ class RankSpec:
         return self.transform is not None
 
 
-def _unknown(text: str) -> ValueError:
-    close = difflib.get_close_matches(text, _EXAMPLES, n=1, cutoff=0.5)
-    hint = f"; did you mean {close[0]!r}?" if close else f"; valid names include {', '.join(_EXAMPLES)}"
-    return ValueError(f"unknown rank metric {text!r}{hint}")
-
-
-def _split_cutoff(text: str, key: str) -> tuple[str, int | None]:
-    name, sep, raw = key.replace("_at_", "@").partition("@")
-    if not sep:
-        return name, None
-    return name, parse_cutoff(raw, f"rank metric {text!r}")
-
-
 def _make(text: str, base: str, k: int | None, transform: str | None) -> RankSpec:
     if base == "Hits":
         if k is None:
@@ -142,14 +129,15 @@ def parse_rank_metric(text: str) -> RankSpec:
     >>> parse_rank_metric("e[mrr]").name
     'E[MRR]'
     """
-    if not isinstance(text, str):
-        raise TypeError(f"metric names must be strings, got {type(text).__name__}")
-    key = text.strip().lower()
+    key = name_key(text)
     transform = None
     match = _CHANCE.match(key)
     if match:
         transform, key = match["op"].upper(), match["inner"].strip()
-    name, k = _split_cutoff(text, key)
+    name, args, raw_k = split_name(key.replace("_at_", "@"))
+    k = parse_cutoff(raw_k, f"rank metric {text!r}") if raw_k is not None else None
+    if args is not None:
+        raise unknown_name(text, _EXAMPLES, "rank metric")
     if transform is None and name in _ADJUSTED:
         base, transform = _ADJUSTED[name]
         return _make(text, base, k, transform)
@@ -159,7 +147,7 @@ def parse_rank_metric(text: str) -> RankSpec:
                 name, transform = name[len(prefix):], "z"
                 break
     if name not in _BASE_ALIASES:
-        raise _unknown(text)
+        raise unknown_name(text, _EXAMPLES, "rank metric")
     return _make(text, _BASE_ALIASES[name], k, transform)
 
 
@@ -211,6 +199,12 @@ def _weighted_median(values: np.ndarray, weights: np.ndarray | None) -> float:
     return float(x[i])
 
 
+def _hits_cutoff(k: int | None) -> int:
+    # parse_rank_metric gives Hits, and only Hits, a cutoff.
+    assert k is not None
+    return k
+
+
 class _Evaluation:
     """One rank_metrics call: per-query ranks under the policy, weights, chance statistics."""
 
@@ -237,8 +231,9 @@ class _Evaluation:
             return self.rank
         if base == "MRR":
             return expected_reciprocal(self.o, self.p) if expected else 1.0 / self.rank
+        k = _hits_cutoff(k)
         if expected:
-            return np.clip((k - self.o + 1) / (self.p - self.o + 1), 0.0, 1.0)
+            return expected_hit(self.o, self.p, k)
         return (self.rank <= k).astype(np.float64)
 
     def value(self, base: str, k: int | None) -> float:
@@ -265,6 +260,8 @@ class _Evaluation:
 
     def chance(self, base: str, k: int | None) -> tuple[float, float]:
         """Expectation and variance of the base statistic when every rank is uniform on 1..C."""
+        # rank_metrics refuses a chance statistic without candidate counts before any work.
+        assert self.c is not None
         c = self.c
         if base == "MR":
             return self.mean((c + 1) / 2), self.variance_of_mean((c * c - 1) / 12)
@@ -272,7 +269,7 @@ class _Evaluation:
             h = harmonic(c)
             return self.mean(h / c), self.variance_of_mean((c * harmonic2(c) - h * h) / (c * c))
         if base == "Hits":
-            hit = np.minimum(k / c, 1.0)
+            hit = np.minimum(_hits_cutoff(k) / c, 1.0)
             return self.mean(hit), self.variance_of_mean(hit * (1 - hit))
         # GMR = prod_i r_i^(s_i) with s_i the query's share of the weight: independence
         # makes both moments products of per-query power means.
@@ -310,7 +307,7 @@ def _check_policy(spec: RankSpec, text: str, ties: str) -> None:
 
 
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = "expected",
-                 weights: ArrayLike | None = None, per_query: bool = False) -> dict[str, float | np.ndarray]:
+                 weights: ArrayLike | None = None, per_query: bool = False) -> dict[str, float] | Results:
     """Rank-based metrics of link prediction and knowledge-graph completion.
 
     Parameters
@@ -349,14 +346,16 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
         and the weighted median for median-based metrics. Finite, >= 0, not all 0;
         only their ratios matter (they are scaled by a power of two, exactly).
     per_query : bool, default False
-        Return each query's value (a float64 array) instead of the aggregate: its rank,
-        reciprocal rank or hit under the policy, for the metrics that are means of
-        per-query values (MR, MRR, Hits@k), e.g. for a paired significance test.
+        Return each query's value instead of the aggregate: its rank, reciprocal rank
+        or hit under the policy, for the metrics that are means of per-query values
+        (MR, MRR, Hits@k), e.g. for a paired significance test.
 
     Returns
     -------
-    dict
-        Metric name, as given, to value (or per-query array), in the order asked.
+    dict or Results
+        Metric name, as given, to value, in the order asked; with ``per_query=True``
+        a :class:`Results` (``res["MRR"]``: one float64 per query, ``query_ids`` the
+        positions of the queries in ``ranks``), as :func:`rankwise.evaluate` returns.
 
     Examples
     --------
@@ -366,8 +365,8 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
     {'MR': 2.5, 'MRR': 0.4305555555555556, 'Hits@2': 0.6666666666666666}
     >>> rw.rank_metrics(ranks, ["MRR", "Hits@2"], ties="realistic")   # 1 / mean rank, as OGB/TGB
     {'MRR': 0.41666666666666663, 'Hits@2': 0.5}
-    >>> rw.rank_metrics(ranks, ["MRR"], per_query=True)
-    {'MRR': array([0.5       , 0.36111111])}
+    >>> rw.rank_metrics(ranks, ["MRR"], per_query=True)["MRR"]
+    array([0.5       , 0.36111111])
     >>> known = rw.Ranks.from_ranks([1, 2, 3, 5], n_candidates=[5, 5, 10, 10])
     >>> {name: round(value, 6) for name, value in rw.rank_metrics(known, ["AMRI", "zMRR"]).items()}
     {'AMRI': 0.461538, 'zMRR': 0.964561}
@@ -378,6 +377,15 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
     specs = [parse_rank_metric(name) for name in names]
     check_choice(ties, "ties", _TIES)
     per_query = check_flag(per_query, "per_query")
+    _check_request(ranks, names, specs, ties, per_query)
+    evaluation = _Evaluation(ranks, ties, _weights(weights, len(ranks)))
+    if per_query:
+        return _per_query_results(evaluation, names, specs, len(ranks))
+    return {name: evaluation.compute(spec) for name, spec in zip(names, specs, strict=True)}
+
+
+def _check_request(ranks: Ranks, names: list[str], specs: list[RankSpec], ties: str, per_query: bool) -> None:
+    """Refuse, before any work, what the ranks or the policy cannot give."""
     if len(ranks) == 0:
         raise ValueError("ranks holds no query")
     for name, spec in zip(names, specs, strict=True):
@@ -389,8 +397,9 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
         if per_query and (spec.transform is not None or not _BASES[spec.base][1]):
             raise ValueError(f"rank metric {name!r} is not a mean of per-query values; per_query=True "
                              "gives MR, MRR and Hits@k")
-    evaluation = _Evaluation(ranks, ties, _weights(weights, len(ranks)))
-    pairs = zip(names, specs, strict=True)
-    if per_query:
-        return {name: evaluation.per_query(spec.base, spec.k) for name, spec in pairs}
-    return {name: evaluation.compute(spec) for name, spec in pairs}
+
+
+def _per_query_results(evaluation: _Evaluation, names: list[str], specs: list[RankSpec], n: int) -> Results:
+    columns = [evaluation.per_query(spec.base, spec.k) for spec in specs]
+    values = np.column_stack(columns).astype(np.float64, copy=True)
+    return Results(names, values, np.arange(n, dtype=np.int64), evaluation.ties, key=parse_rank_metric)

@@ -571,16 +571,22 @@ def rank_positive(pos_score: ArrayLike | None = None, neg_scores: ArrayLike | No
         if pos_score is None or neg_scores is None:
             raise TypeError("rank_positive() needs pos_score and neg_scores, or scores= and true_index=")
         name = "neg_scores"
-        single = np.ndim(pos_score) == 0
-        pos = _as_positives(pos_score)
-        values = as_scores(neg_scores, name, check_nan=False, rows_only=True, ragged=_RAGGED_CANDIDATES)
-        if values.ndim == 1 and indptr is None and not single:
-            counts = _count_pool(pos, values, mask, threads)
-        else:
-            counts = _Candidates.from_arrays(values, pos.shape[0], mask, indptr, name, single).count(
-                pos, threads)
+        counts = _count_negatives(pos_score, neg_scores, mask, indptr, threads)
     _check_nan(counts, nan, name)
     return _ranks_from_counts(counts, nan)
+
+
+def _count_negatives(pos_score: ArrayLike, neg_scores: ArrayLike, mask: ArrayLike | None,
+                     indptr: ArrayLike | None, threads: int) -> np.ndarray:
+    """The counts of :meth:`_Candidates.count` from ``neg_scores``: one pool shared by
+    every query (1-D without ``indptr``), or each query's own."""
+    single = np.ndim(pos_score) == 0
+    pos = _as_positives(pos_score)
+    values = as_scores(neg_scores, "neg_scores", check_nan=False, rows_only=True, ragged=_RAGGED_CANDIDATES)
+    if values.ndim == 1 and indptr is None and not single:
+        return _count_pool(pos, values, mask, threads)
+    candidates = _Candidates.from_arrays(values, pos.shape[0], mask, indptr, "neg_scores", single)
+    return candidates.count(pos, threads)
 
 
 def _score_matrix(scores: ArrayLike, true_index: ArrayLike, mask: ArrayLike | None,

@@ -21,6 +21,7 @@ from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled, scaled_ratio
 from ._ids cimport decimal_compare, id_slot, table_bits
 from rankwise._core._sort cimport Item, merge_sort_items, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
+from rankwise._core._ties cimport any_hit, ap_slope, ap_term, expected_relevant, first_hit
 
 
 cdef double NONPOOL = -1.0
@@ -718,7 +719,7 @@ cdef void prepare_expected(Query* qu, double level) noexcept nogil:
     # relevant count up to it is known; every prefix below is exact by linearity. Groups
     # span the whole list, so documents cut by the depth can still tie their way in.
     cdef Py_ssize_t start = 0, end, i, t
-    cdef double c, r, nr, gain, before = 0.0, nonrel_before = 0.0, ap = 0.0, dcg = 0.0, label
+    cdef double c, r, nr, gain, frac, slope, before = 0.0, nonrel_before = 0.0, ap = 0.0, dcg = 0.0, label
     while start < qu.ret and not stopped(qu.stop):
         end = group_end(qu, start)
         c = <double>(end - start)
@@ -731,14 +732,16 @@ cdef void prepare_expected(Query* qu, double level) noexcept nogil:
                 nr += 1.0
             if label > 0:
                 gain += label
+        frac = r / c
+        slope = ap_slope(c, r)
         for i in range(start, min(end, qu.ret)):
             if (i & POLL_MASK) == 0 and stopped(qu.stop):
                 return
             t = i - start + 1
-            qu.hits[i + 1] = before + t * r / c
-            qu.nonrel[i + 1] = nonrel_before + t * nr / c
+            qu.hits[i + 1] = before + expected_relevant(c, r, t)
+            qu.nonrel[i + 1] = nonrel_before + expected_relevant(c, nr, t)
             if r > 0:
-                ap += (r / c) * (before + 1.0 + ((t - 1) * (r - 1) / (c - 1) if c > 1 else 0.0)) / (i + 1)
+                ap += ap_term(frac, slope, before, t, i + 1)
             dcg += (gain / c) / log2(i + 2.0)
             qu.ap[i + 1] = ap
             qu.dcg[i + 1] = dcg
@@ -756,27 +759,20 @@ cdef void prepare(Query* qu, double level) noexcept nogil:
     qu.rel_ret = qu.hits[qu.m]
 
 
-cdef double expected_first_hit(const Query* qu, double level, double k, bint reciprocal) noexcept nogil:
+cdef double expected_first_hit(const Query* qu, double level, int64_t k, bint reciprocal) noexcept nogil:
     # E[1/rank of the first relevant document] (reciprocal) or P(a relevant one in the
     # top k), over tie orderings, within the retrieved list.
-    cdef Py_ssize_t start = 0, end, m
-    cdef double c, r, p, total
-    while start < qu.ret and start < k and not stopped(qu.stop):
+    cdef Py_ssize_t start = 0, end, i
+    cdef int64_t r, limit = min(k, <int64_t>qu.ret)
+    while start < limit and not stopped(qu.stop):
         end = group_end(qu, start)
-        r = 0.0
-        for m in range(start, end):
-            r += qu.rel[m] >= level
+        r = 0
+        for i in range(start, end):
+            r += qu.rel[i] >= level
         if r > 0:
-            c = <double>(end - start)
-            # P(first relevant at the m-th place of the group) = C(c-m, r-1) / C(c, r).
-            p = r / c
-            total = 0.0
-            for m in range(1, end - start - <Py_ssize_t>r + 2):  # r: a whole count, 1 to end - start
-                if start + m > qu.ret or (not reciprocal and start + m > k):
-                    break
-                total += p / (start + m) if reciprocal else p
-                p *= (c - m - r + 1) / (c - m)
-            return total
+            if reciprocal:
+                return first_hit(start, end - start, r, limit, True, qu.stop)
+            return any_hit(end - start, r, min(limit - start, end - start), qu.stop)
         start = end
     return 0.0
 
@@ -953,11 +949,11 @@ cdef double set_measure(const Query* qu, const Spec* s) noexcept nogil:
     return qu.nonrel[qu.m]
 
 
-cdef double first_hit(const Query* qu, double level, int64_t k, bint reciprocal) noexcept nogil:
+cdef double hit_measure(const Query* qu, double level, int64_t k, bint reciprocal) noexcept nogil:
     # recip_rank (reciprocal) or success at k.
     cdef Py_ssize_t i
     if qu.expected:
-        return expected_first_hit(qu, level, <double>k, reciprocal)
+        return expected_first_hit(qu, level, k, reciprocal)
     if not reciprocal:
         return 1.0 if at_cut(qu.hits, qu, k) > 0 else 0.0
     for i in range(qu.m):
@@ -981,7 +977,7 @@ cdef double measure(const Query* qu, const Spec* s, double level) noexcept nogil
     if kind == TREC_BPREF or kind == TREC_GM_BPREF or kind == TREC_INFAP:
         return judged_preferences(qu, level, kind == TREC_INFAP)
     if kind == TREC_RECIP_RANK or kind == TREC_SUCCESS:
-        return first_hit(qu, level, qu.ret if kind == TREC_RECIP_RANK else k, kind == TREC_RECIP_RANK)
+        return hit_measure(qu, level, qu.ret if kind == TREC_RECIP_RANK else k, kind == TREC_RECIP_RANK)
     if kind == TREC_IPREC:
         # Recall point as a number of relevant documents, lround(p * R) as trec_eval 10.0
         # has it, decided in doubles first: points at or below 0 (negative fractions) get

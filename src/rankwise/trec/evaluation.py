@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from .._core._enums import TieKey, TrecMeasure
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
+from .._core.results import Results
 from .._core.strings import StringTable
 from .._core.validation import as_array, as_real, check_choice, check_flag, value_error
 from ._ids import group_by_query
@@ -530,8 +531,12 @@ class Run(_TrecData):
         return f"Run({self.name!r}, {self.n_queries} queries, {len(self)} documents)"
 
 
-class TrecResults:
+class TrecResults(Results):
     """trec_eval's measures per query, their summary, and trec_eval's text layout.
+
+    A :class:`rankwise.Results` (indexing, ``in``, iteration, ``to_pandas``,
+    ``to_dict``), whose :meth:`mean` is trec_eval's summary and which prints as
+    trec_eval does (:meth:`format`).
 
     Attributes
     ----------
@@ -553,33 +558,27 @@ class TrecResults:
     >>> res.mean()
     {'map': 0.5, 'P_1': 0.0}
     >>> print(res.format())
-    map                   	all	0.5000
-    P_1                   	all	0.0000
+    map                   \tall\t0.5000
+    P_1                   \tall\t0.0000
     """
+
+    _summary_label = "all"
 
     def __init__(self, specs: Iterable[TrecSpec], values: np.ndarray, query_ids: np.ndarray, n_queries: int,
                  run_name: str, ties: str, totals: dict[str, float] | None = None) -> None:
         self._specs = tuple(specs)
         self._totals = dict(totals or {})
-        self._index = {spec.name: j for j, spec in enumerate(self._specs)}
-        self._values = values
-        self._values.flags.writeable = False
-        self.query_ids = query_ids
+        per_query = [(spec.name, j) for j, spec in enumerate(self._specs) if spec.root not in _SUMMARY_LABELS]
+        super().__init__([name for name, _ in per_query], values, query_ids, ties,
+                         columns=[j for _, j in per_query])
         self._n_queries = n_queries
         self.run_name = run_name
-        self.ties = ties
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(s.name for s in self._specs if s.root not in ("runid", "num_q"))
-
-    def _column(self, name: str) -> int:
-        if name in _SUMMARY_LABELS:
+    def _column(self, name: Any) -> int:
+        if isinstance(name, str) and name in _SUMMARY_LABELS:
             raise KeyError(f"{name!r} has only a summary, no per-query values (trec_eval prints it on its "
                            f"'all' line only): it is {_SUMMARY_LABELS[name]}")
-        if name not in self._index:
-            raise KeyError(f"{name!r} was not computed; measures: {', '.join(self.names)}")
-        return self._index[name]
+        return super()._column(name)
 
     def __getitem__(self, name: str) -> np.ndarray:
         """Per-query values of one measure (gm_map and gm_bpref: the per-query AP / bpref).
@@ -587,14 +586,7 @@ class TrecResults:
         A name of ``names`` only: ``runid`` and ``num_q`` have no per-query values
         (KeyError; they are ``run_name`` and ``len(query_ids)``).
         """
-        return self._values[:, self._column(name)]
-
-    def __contains__(self, name: object) -> bool:
-        """Whether ``name`` is one of ``names`` (a measure with per-query values)."""
-        return name in self.names
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.names)
+        return super().__getitem__(name)
 
     def mean(self) -> dict[str, float]:
         """The summary trec_eval prints as ``all``: means, sums for counts, geometric means."""
@@ -614,13 +606,6 @@ class TrecResults:
         with np.errstate(over="ignore", invalid="ignore"):
             mean = (float(np.cumsum(column)[-1]) + 0.0) / self._n_queries
         return math.exp(mean) if spec.root in _GEOMETRIC else mean
-
-    def to_pandas(self) -> Any:
-        """One row per query, one column per measure."""
-        import pandas as pd
-
-        return pd.DataFrame(np.asarray(self._values[:, [self._column(n) for n in self.names]]),
-                            index=pd.Index(self.query_ids, name="query_id"), columns=list(self.names))
 
     def format(self, per_query: bool = False, *, summary: bool = True) -> str:
         """trec_eval's output: ``measure<TAB>query|all<TAB>value`` lines, per query first with ``-q``.
@@ -644,9 +629,8 @@ class TrecResults:
                 lines.append(_line(spec, "all", self._summary(j)))
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={value:.4f}" for name, value in list(self.mean().items())[:6])
-        return f"TrecResults({self.run_name!r}, {self._n_queries} queries: {shown})"
+    def _describe(self) -> str:
+        return f"run {self.run_name!r}, {self._n_queries} queries, ties={self.ties!r}"
 
 
 def _count(total: float) -> float:
@@ -1078,22 +1062,25 @@ def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official
     specs = parse_trec_measures(measures)
     _check_expected(specs, ties, depth)
     join = _Join(qrels, run, complete)
-    n_queries = join.qrels_query.shape[0]
-    if not n_queries or not run.n_queries:
+    if not join.qrels_query.shape[0] or not run.n_queries:
         raise _nothing_to_evaluate(qrels.n_queries, run.n_queries)
     kernel_specs = _kernel_columns(specs)
     if limit:
         values = _evaluate(join, kernel_specs, ties, level, limit, threads)
     else:
         values = _empty_rankings(kernel_specs, _judgement_counts(join, level, threads)[0])
-    values = _assemble(specs, kernel_specs, values)
-    # trec_eval reports queries in byte order of their ids.
+    return _results(join, specs, _assemble(specs, kernel_specs, values), run.name, ties, complete)
+
+
+def _results(join: _Join, specs: Sequence[TrecSpec], values: np.ndarray, run_name: str, ties: str,
+             complete: bool) -> TrecResults:
+    """The values of the evaluated queries, in trec_eval's order: byte order of their ids."""
     order = np.argsort(join.qrels.query_byte_order()[join.qrels_query], kind="stable")
     names = join.qrels.query_names()[join.qrels_query]
     # trec_eval's quirk: with -c, the num_rel summary counts every judgement > 0 of the qrels,
     # whatever relevance_level is.
     totals = {"num_rel": _count(int(np.count_nonzero(join.qrels.values > 0)))} if complete else {}
-    return TrecResults(specs, values[order], names[order], n_queries, run.name, ties, totals)
+    return TrecResults(specs, values[order], names[order], join.qrels_query.shape[0], run_name, ties, totals)
 
 
 def _check_depth(depth: object) -> int:

@@ -9,14 +9,14 @@ else is a ValueError naming the measure, the parameter and the allowed form.
 """
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .._core._enums import Metric, TrecMeasure
-from .._core.names import MetricSpec, parse_metric
+from .._core.names import split_parameters, unknown_name
+from ..lists.names import MetricSpec, parse_metric
 
 __all__ = ["TrecSpec", "parse_trec_measures", "UNSUPPORTED"]
 
@@ -143,16 +143,13 @@ def _unknown(text: str) -> ValueError:
         spec = parse_metric(text)
     except ValueError:
         spec = None
+    hint = None
     if spec is not None:
         name = _equivalent(spec)
-        if name is not None:
-            return ValueError(f"unknown trec_eval measure {text!r}; rankwise's {spec.name} is trec_eval's "
-                              f"{name!r}")
-        return ValueError(f"unknown trec_eval measure {text!r}: rankwise's {spec.name} has no trec_eval "
-                          f"equivalent; compute it with rankwise.evaluate(..., [{spec.name!r}])")
-    close = difflib.get_close_matches(root, list(_ROOTS) + list(_NICKNAMES), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return ValueError(f"unknown trec_eval measure {text!r}{hint}")
+        hint = (f"did you mean {name!r}? (trec_eval's name for rankwise's {spec.name})" if name is not None
+                else f"rankwise's {spec.name} has no trec_eval equivalent; compute it with "
+                f"rankwise.evaluate(..., [{spec.name!r}])")
+    return unknown_name(text, [*_ROOTS, *_NICKNAMES], "trec_eval measure", like=root, hint=hint)
 
 
 # Parameters are read strictly, so that every accepted text means to rankwise what it means
@@ -301,8 +298,8 @@ def _expand(text: str, root: str, raw: str | None) -> list[TrecSpec]:
         return [TrecSpec(root, f"{root}_{p:.2f}", (p,)) for p in points]
     if spec.params == "points":
         # trec_eval keeps 11pt_avg's points as given: unsorted, duplicates allowed.
-        points = [_decimal(text, root, part) for part in raw.split(",")] if raw is not None else spec.default
-        return [TrecSpec(root, root if raw is None else f"{root}_{raw}", points=tuple(points))]
+        given = spec.default if raw is None else tuple(_decimal(text, root, part) for part in raw.split(","))
+        return [TrecSpec(root, root if raw is None else f"{root}_{raw}", points=given)]
     if spec.params == "coefficients":
         values = _coefficients(text, root, raw, len(spec.default)) if raw is not None else spec.default
         return [TrecSpec(root, root if raw is None else f"{root}_{raw}", tuple(values))]
@@ -323,11 +320,10 @@ def _split(text: str) -> tuple[str, str | None]:
     if key[-1:] in "._" and key[:-1].lower() in _LOWER:
         raise ValueError(f"trec_eval measure {text!r} has an empty parameter list; give parameters after the "
                          f"'{key[-1]}' or none at all")
-    for root in sorted(_ROOTS, key=len, reverse=True):
-        for sep in (".", "_"):
-            if key.lower().startswith(root.lower() + sep) and len(key) > len(root) + 1:
-                return root, key[len(root) + 1:]
-    raise _unknown(text)
+    parts = split_parameters(key, _ROOTS)
+    if parts is None:
+        raise _unknown(text)
+    return parts
 
 
 def parse_trec_measures(measures: str | Iterable[str]) -> list[TrecSpec]:
