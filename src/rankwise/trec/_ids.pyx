@@ -11,12 +11,13 @@ it is set (None, or no repeat found); the caller discards what it gave.
 """
 import numpy as np
 
-from libc.stdint cimport int8_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 from cython.view cimport array as cvarray
 
-from ._ids cimport decimal_parts, id_hash, id_slot, table_bits
+from ._ids cimport decimal_parts
+from rankwise._core._hash cimport IdTable, find_slot, id_hash, index_at, insert, slot_t, table_bits
 from rankwise._core._stop cimport POLL, POLL_MASK, flag_of, memset_polled, stopped, was_stopped
 
 # Slots per document of the repeated-document check: a quarter full at most, so most
@@ -87,11 +88,6 @@ cdef struct Scratch:
     int64_t* buckets    # 4 x (2^MAX_BUCKET_BITS + 1): bounds, fill, first repeats
 
 
-cdef inline uint64_t slot_after(int64_t key, int skip, int bits) noexcept nogil:
-    # The hash's bits after its top ``skip`` (which chose the key's bucket).
-    return (id_hash(key) << skip) >> (64 - bits)
-
-
 cdef int ensure_slots(Scratch* s, int bits, const uint8_t* flag) noexcept nogil:
     # A table of at least 2^bits slots, all empty for any base (-1 < 0 <= base); -1: out of
     # memory. Cleared with the stop flag checked (a table for ids chosen to collide has up to
@@ -115,25 +111,20 @@ cdef inline Py_ssize_t first_repeat(const int64_t* keys, Py_ssize_t n, Scratch* 
     # Position of the first key equal to an earlier one (whose position goes to ``earlier``),
     # or -1. Needs n <= 2^bits <= the table's slots, so that every probe ends. In blocks of
     # POLL keys, the stop flag checked between them: STOPPED.
-    cdef uint64_t mask = (<uint64_t>1 << bits) - 1, h
-    cdef int64_t row, key, base = s.base
+    cdef IdTable t
+    cdef int64_t row
     cdef int64_t* slots = s.slots
     cdef Py_ssize_t i, block = 0
+    t.bits, t.skip, t.base, t.keys = bits, skip, s.base, keys
     s.base += n
     while block < n:
         if block > 0 and stopped(flag):
             return STOPPED
         for i in range(block, min(block + POLL, n)):
-            key = keys[i]
-            h = slot_after(key, skip, bits)
-            row = slots[h]
-            while row >= base and keys[row - base] != key:
-                h = (h + 1) & mask
-                row = slots[h]
-            if row >= base:
-                earlier[0] = row - base
+            row = insert(t, slots, keys[i], i)
+            if row >= 0:
+                earlier[0] = row
                 return i
-            slots[h] = base + i
         block += POLL
     return -1
 
@@ -283,15 +274,11 @@ def first_duplicate_grouped(const int64_t[::1] docs, const int64_t[::1] order, c
     return (a, b), held
 
 
-ctypedef fused code_t:
-    # A query's code in group_by_query's table: 32 bits unless there may be 2^32 - 1 queries.
-    uint32_t
-    int64_t
-
-
 cdef struct Groups:
-    void* slots         # code_t: the code of an id (its rank in order first seen); all ones: empty
-    int bits            # 2^bits slots, at most half of them taken
+    # The codes of the ids (their ranks in order first seen) in an id table (_core/_hash.pxd)
+    # keyed by ``ids``, at most half full; a code takes 32 bits unless there may be 2^31 - 1.
+    void* slots         # slot_t, all ones (empty) when cleared
+    IdTable table
     int64_t* ids        # the distinct ids, by code
     int64_t* bounds     # rows per code (at code + 2), then the groups' bounds
     Py_ssize_t n_ids, capacity
@@ -299,21 +286,13 @@ cdef struct Groups:
     const uint8_t* stop # the call's stop flag
 
 
-cdef inline uint64_t find_slot(const code_t* slots, int bits, const int64_t* ids, int64_t key) noexcept nogil:
-    # The slot holding key's code, or the empty one where it belongs.
-    cdef uint64_t mask = (<uint64_t>1 << bits) - 1
-    cdef uint64_t h = id_slot(key, bits)
-    while slots[h] != <code_t>-1 and ids[slots[h]] != key:
-        h = (h + 1) & mask
-    return h
-
-
-cdef int grow_table(Groups* t, code_t* slots) noexcept nogil:
+cdef int grow_table(Groups* t, slot_t* slots) noexcept nogil:
     # -1: out of memory; STOPPED: the stop flag, checked every POLL ids, was set.
-    cdef int bits = t.bits + 1
-    cdef size_t size = (<size_t>1 << bits) * sizeof(code_t)
+    cdef IdTable larger = t.table
+    larger.bits += 1
+    cdef size_t size = (<size_t>1 << larger.bits) * sizeof(slot_t)
     cdef Py_ssize_t c
-    cdef code_t* grown = <code_t*>malloc(size)
+    cdef slot_t* grown = <slot_t*>malloc(size)
     if grown == NULL:
         return -1
     t.peak = max(t.peak, t.held + size)
@@ -324,14 +303,14 @@ cdef int grow_table(Groups* t, code_t* slots) noexcept nogil:
         if (c & POLL_MASK) == 0 and stopped(t.stop):
             free(grown)
             return STOPPED
-        grown[find_slot(grown, bits, t.ids, t.ids[c])] = <code_t>c
+        insert(larger, grown, t.ids[c], c)
     free(slots)
     t.held += size // 2
-    t.slots, t.bits = grown, bits
+    t.slots, t.table = grown, larger
     return 0
 
 
-cdef int64_t add_id(Groups* t, code_t* slots, uint64_t h, int64_t key) noexcept nogil:
+cdef int64_t add_id(Groups* t, slot_t* slots, uint64_t h, int64_t key) noexcept nogil:
     # Give key, absent, the next code at slot h; -1: out of memory; STOPPED.
     cdef Py_ssize_t capacity
     cdef int status
@@ -344,6 +323,7 @@ cdef int64_t add_id(Groups* t, code_t* slots, uint64_t h, int64_t key) noexcept 
         if grown == NULL:
             return -1
         t.ids = grown
+        t.table.keys = grown
         grown = <int64_t*>realloc(t.bounds, (capacity + 2) * sizeof(int64_t))
         if grown == NULL:
             return -1
@@ -352,9 +332,9 @@ cdef int64_t add_id(Groups* t, code_t* slots, uint64_t h, int64_t key) noexcept 
         t.capacity = capacity
     t.ids[code] = key
     t.bounds[code + 2] = 0
-    slots[h] = <code_t>code
+    slots[h] = <slot_t>code
     t.n_ids += 1
-    if 2 * t.n_ids > (<int64_t>1 << t.bits):
+    if 2 * t.n_ids > (<int64_t>1 << t.table.bits):
         status = grow_table(t, slots)
         if status != 0:
             return status
@@ -370,7 +350,7 @@ cdef inline Py_ssize_t run_end(const int64_t* ids, Py_ssize_t i, Py_ssize_t end)
     return i
 
 
-cdef int count_rows(Groups* t, const int64_t* ids, Py_ssize_t n, code_t* slots) noexcept nogil:
+cdef int count_rows(Groups* t, const int64_t* ids, Py_ssize_t n, slot_t* slots) noexcept nogil:
     # Codes for the ids in order first seen, and rows per code; -1: out of memory; STOPPED.
     # In blocks of POLL rows, the stop flag checked between them (a run of one id that
     # crosses a block's end is counted in parts).
@@ -384,9 +364,11 @@ cdef int count_rows(Groups* t, const int64_t* ids, Py_ssize_t n, code_t* slots) 
         while i < end:
             key = ids[i]
             j = run_end(ids, i, end)
-            slots = <code_t*>t.slots
-            h = find_slot(slots, t.bits, t.ids, key)
-            code = <int64_t>slots[h] if slots[h] != <code_t>-1 else add_id(t, slots, h, key)
+            slots = <slot_t*>t.slots
+            h = find_slot(t.table, slots, key)
+            code = index_at(t.table, slots, h)
+            if code < 0:
+                code = add_id(t, slots, h, key)
             if code < 0:
                 return <int>code
             t.bounds[code + 2] += j - i
@@ -395,12 +377,14 @@ cdef int count_rows(Groups* t, const int64_t* ids, Py_ssize_t n, code_t* slots) 
 
 
 cdef void place_rows(const Groups* t, const int64_t* distinct, int64_t* bounds, const int64_t* ids,
-                     Py_ssize_t n, int64_t* order, const code_t* slots) noexcept nogil:
+                     Py_ssize_t n, int64_t* order, const slot_t* slots) noexcept nogil:
     # Each row at the next place of its id's group: bounds[c + 1] moves from the group's
     # start to its end. In blocks of POLL rows as in count_rows; returns early once the
     # stop flag is set.
     cdef Py_ssize_t i = 0, j, r, end
     cdef int64_t key, code, pos
+    cdef IdTable codes = t.table
+    codes.keys = distinct
     # The rows are written in as many places at once as there are ids, so the first block
     # would touch every page of the order, each cleared by the system on first use (a second
     # for 10^8 rows, past any check of the flag): touched in order first, so that the
@@ -414,7 +398,7 @@ cdef void place_rows(const Groups* t, const int64_t* distinct, int64_t* bounds, 
         while i < end:
             key = ids[i]
             j = run_end(ids, i, end)
-            code = <int64_t>slots[find_slot(slots, t.bits, distinct, key)]
+            code = index_at(codes, slots, find_slot(codes, slots, key))
             pos = bounds[code + 1]
             for r in range(i, j):
                 order[pos] = r
@@ -429,7 +413,7 @@ def group_by_query(const int64_t[::1] ids, bint wide=False, const uint8_t[::1] s
     ``distinct`` holds the ids in the order first seen; rows of ``distinct[g]`` are
     ``order[indptr[g]:indptr[g + 1]]``; ``held`` is the most bytes of scratch held at
     once: a hash table of the distinct ids' codes, at least a quarter full (32-bit
-    codes, or 64-bit ones if ``wide`` or there may be 2^32 - 1 ids), and two arrays of
+    codes, or 64-bit ones if ``wide`` or there may be 2^31 - 1 ids), and two arrays of
     one int64 per distinct id. Runs of one id are looked up once (per POLL rows). None
     once ``stop`` is set.
     """
@@ -437,25 +421,26 @@ def group_by_query(const int64_t[::1] ids, bint wide=False, const uint8_t[::1] s
     cdef int64_t code
     cdef int failed = 0
     cdef Groups t
-    wide = wide or n >= 0xFFFFFFFF
-    cdef size_t code_size = sizeof(int64_t) if wide else sizeof(uint32_t)
-    t.bits, t.n_ids, t.capacity = FIRST_GROUP_BITS, 0, 1 << (FIRST_GROUP_BITS - 1)
+    wide = wide or n >= 0x7FFFFFFF
+    cdef size_t code_size = sizeof(int64_t) if wide else sizeof(int32_t)
+    t.n_ids, t.capacity = 0, 1 << (FIRST_GROUP_BITS - 1)
     t.stop = flag_of(stop)
-    t.slots = malloc((<size_t>1 << t.bits) * code_size)
+    t.slots = malloc((<size_t>1 << FIRST_GROUP_BITS) * code_size)
     t.ids = <int64_t*>malloc(t.capacity * sizeof(int64_t))
     t.bounds = <int64_t*>malloc((t.capacity + 2) * sizeof(int64_t))
-    t.held = (<size_t>1 << t.bits) * code_size + (2 * t.capacity + 2) * sizeof(int64_t)
+    t.table.bits, t.table.skip, t.table.base, t.table.keys = FIRST_GROUP_BITS, 0, 0, t.ids
+    t.held = (<size_t>1 << FIRST_GROUP_BITS) * code_size + (2 * t.capacity + 2) * sizeof(int64_t)
     t.peak = t.held
     if t.slots == NULL or t.ids == NULL or t.bounds == NULL:
         failed = 1
     else:
-        memset(t.slots, 0xFF, (<size_t>1 << t.bits) * code_size)
+        memset(t.slots, 0xFF, (<size_t>1 << FIRST_GROUP_BITS) * code_size)
         t.bounds[0] = t.bounds[1] = 0
         with nogil:
             if wide:
                 failed = count_rows(&t, &ids[0] if n else NULL, n, <int64_t*>NULL)
             else:
-                failed = count_rows(&t, &ids[0] if n else NULL, n, <uint32_t*>NULL)
+                failed = count_rows(&t, &ids[0] if n else NULL, n, <int32_t*>NULL)
     if failed:
         free(t.slots)
         free(t.ids)
@@ -482,7 +467,7 @@ def group_by_query(const int64_t[::1] ids, bint wide=False, const uint8_t[::1] s
             if wide:
                 place_rows(&t, &distinct_view[0], &bounds_view[0], &ids[0], n, &order[0], <int64_t*>t.slots)
             else:
-                place_rows(&t, &distinct_view[0], &bounds_view[0], &ids[0], n, &order[0], <uint32_t*>t.slots)
+                place_rows(&t, &distinct_view[0], &bounds_view[0], &ids[0], n, &order[0], <int32_t*>t.slots)
     free(t.slots)
     if was_stopped(t.stop):
         return None
