@@ -16,7 +16,7 @@ from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from rankwise._core._hash cimport IdTable, id_hash, insert, table_bits
+from rankwise._core._hash cimport IdTable, id_hash, insert, table_bits, table_init
 from rankwise._core._stop cimport POLL, POLL_MASK, flag_of, memset_polled, stopped, was_stopped
 
 # Slots per document: a quarter full at most, so most inserts find their first slot free.
@@ -81,13 +81,13 @@ cdef inline Py_ssize_t first_repeat(Finder* f, const int64_t* keys, Py_ssize_t n
     cdef int64_t row
     cdef int64_t* slots = f.slots
     cdef Py_ssize_t i, block = 0
-    t.bits, t.skip, t.base, t.keys = bits, skip, f.base, keys
+    table_init(&t, bits, f.base, keys)
     f.base += n
     while block < n:
         if block > 0 and stopped(f.stop):
             return STOPPED
         for i in range(block, min(block + POLL, n)):
-            row = insert(t, slots, keys[i], i)
+            row = insert(t, slots, keys[i], i, skip)
             if row >= 0:
                 earlier[0] = row
                 return i

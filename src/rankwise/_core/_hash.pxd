@@ -14,9 +14,16 @@ ctypedef fused slot_t:
 
 cdef struct IdTable:
     int bits            # 2^bits slots
-    int skip            # top bits of the hash left out (they chose the keys' bucket)
+    uint64_t mask       # 2^bits - 1
     int64_t base        # a slot below base is empty
     const int64_t* keys # the keys, by index
+
+
+cdef inline void table_init(IdTable* t, int bits, int64_t base, const int64_t* keys) noexcept nogil:
+    t.bits = bits
+    t.mask = (<uint64_t>1 << bits) - 1
+    t.base = base
+    t.keys = keys
 
 
 cdef inline uint64_t id_hash(int64_t key) noexcept nogil:
@@ -34,35 +41,40 @@ cdef inline int table_bits(Py_ssize_t n, int slots_per_key) noexcept nogil:
     return bits
 
 
-cdef inline uint64_t home_slot(IdTable t, int64_t key) noexcept nogil:
-    # The hash's bits after its top ``skip``.
-    return (id_hash(key) << t.skip) >> (64 - t.bits)
+cdef inline uint64_t home_slot(IdTable t, int64_t key, int skip) noexcept nogil:
+    # The hash's bits after its top ``skip`` (which chose the key's bucket of a split key
+    # set; 0 in the calls whose speed matters most, where the shift then compiles away).
+    return (id_hash(key) << skip) >> (64 - t.bits)
 
 
-cdef inline uint64_t find_slot(IdTable t, const slot_t* slots, int64_t key) noexcept nogil:
+cdef inline uint64_t find_slot(IdTable t, const slot_t* slots, int64_t key, int skip) noexcept nogil:
     # The slot holding key, or the empty one where it belongs. The table is passed by
     # value so that, inlined, its fields stay in registers across the stores to slots.
-    cdef uint64_t mask = (<uint64_t>1 << t.bits) - 1
-    cdef uint64_t h = home_slot(t, key)
+    cdef uint64_t h = home_slot(t, key, skip)
     while slots[h] >= t.base and t.keys[slots[h] - t.base] != key:
-        h = (h + 1) & mask
+        h = (h + 1) & t.mask
     return h
 
 
+cdef inline bint taken(IdTable t, const slot_t* slots, uint64_t h) noexcept nogil:
+    return slots[h] >= t.base
+
+
 cdef inline int64_t index_at(IdTable t, const slot_t* slots, uint64_t h) noexcept nogil:
-    # The index of the key in slot h; negative: the slot is empty.
+    # The index of the key in slot h, which is taken.
     return <int64_t>slots[h] - t.base
 
 
 cdef inline int64_t lookup(IdTable t, const slot_t* slots, int64_t key) noexcept nogil:
-    # The index of key; negative: absent.
-    return index_at(t, slots, find_slot(t, slots, key))
+    # The index of key; -1: absent.
+    cdef uint64_t h = find_slot(t, slots, key, 0)
+    return index_at(t, slots, h) if taken(t, slots, h) else -1
 
 
-cdef inline int64_t insert(IdTable t, slot_t* slots, int64_t key, int64_t index) noexcept nogil:
-    # key at ``index`` unless present: then the index it has (else a negative number).
-    cdef uint64_t h = find_slot(t, slots, key)
-    cdef int64_t found = index_at(t, slots, h)
-    if found < 0:
-        slots[h] = <slot_t>(t.base + index)
-    return found
+cdef inline int64_t insert(IdTable t, slot_t* slots, int64_t key, int64_t index, int skip) noexcept nogil:
+    # key at ``index`` unless present: then the index it has (else -1).
+    cdef uint64_t h = find_slot(t, slots, key, skip)
+    if taken(t, slots, h):
+        return index_at(t, slots, h)
+    slots[h] = <slot_t>(t.base + index)
+    return -1

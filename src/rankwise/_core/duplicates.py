@@ -52,7 +52,13 @@ def first_duplicate_codes(query_codes: np.ndarray, doc_codes: np.ndarray, n_quer
     >>> first_duplicate_codes(np.array([1, 0, 1, 0]), np.array([7, 8, 7, 9]), 2)
     (0, 2)
     """
-    indptr, order = run_alone(partial(group_codes, query_codes, n_queries), query_codes.shape[0] // 4)
+    if bool(np.all(query_codes[1:] >= query_codes[:-1])):
+        # Rows grouped by query, as files usually are (codes are in order first seen).
+        order = None
+        indptr = np.zeros(n_queries + 1, dtype=np.int64)
+        np.cumsum(np.bincount(query_codes, minlength=n_queries), out=indptr[1:])
+    else:
+        indptr, order = run_alone(partial(group_codes, query_codes, n_queries), query_codes.shape[0] // 4)
     return first_duplicate_rows(doc_codes, order, indptr, n_threads)
 
 

@@ -16,7 +16,7 @@ from libc.string cimport memcpy, memset
 from cython.view cimport array as cvarray
 
 from ._ids cimport decimal_parts
-from rankwise._core._hash cimport IdTable, find_slot, index_at, insert, slot_t
+from rankwise._core._hash cimport IdTable, find_slot, index_at, insert, slot_t, table_init, taken
 from rankwise._core._stop cimport POLL, POLL_MASK, flag_of, memset_polled, stopped, was_stopped
 
 # The query grouping's first table: it doubles whenever it is half full.
@@ -82,8 +82,8 @@ cdef struct Groups:
 
 cdef int grow_table(Groups* t, slot_t* slots) noexcept nogil:
     # -1: out of memory; STOPPED: the stop flag, checked every POLL ids, was set.
-    cdef IdTable larger = t.table
-    larger.bits += 1
+    cdef IdTable larger
+    table_init(&larger, t.table.bits + 1, 0, t.ids)
     cdef size_t size = (<size_t>1 << larger.bits) * sizeof(slot_t)
     cdef Py_ssize_t c
     cdef slot_t* grown = <slot_t*>malloc(size)
@@ -97,7 +97,7 @@ cdef int grow_table(Groups* t, slot_t* slots) noexcept nogil:
         if (c & POLL_MASK) == 0 and stopped(t.stop):
             free(grown)
             return STOPPED
-        insert(larger, grown, t.ids[c], c)
+        insert(larger, grown, t.ids[c], c, 0)
     free(slots)
     t.held += size // 2
     t.slots, t.table = grown, larger
@@ -159,10 +159,8 @@ cdef int count_rows(Groups* t, const int64_t* ids, Py_ssize_t n, slot_t* slots) 
             key = ids[i]
             j = run_end(ids, i, end)
             slots = <slot_t*>t.slots
-            h = find_slot(t.table, slots, key)
-            code = index_at(t.table, slots, h)
-            if code < 0:
-                code = add_id(t, slots, h, key)
+            h = find_slot(t.table, slots, key, 0)
+            code = index_at(t.table, slots, h) if taken(t.table, slots, h) else add_id(t, slots, h, key)
             if code < 0:
                 return <int>code
             t.bounds[code + 2] += j - i
@@ -192,7 +190,7 @@ cdef void place_rows(const Groups* t, const int64_t* distinct, int64_t* bounds, 
         while i < end:
             key = ids[i]
             j = run_end(ids, i, end)
-            code = index_at(codes, slots, find_slot(codes, slots, key))
+            code = index_at(codes, slots, find_slot(codes, slots, key, 0))
             pos = bounds[code + 1]
             for r in range(i, j):
                 order[pos] = r
@@ -208,7 +206,7 @@ cdef int groups_init(Groups* t, size_t code_size, const uint8_t* stop) noexcept 
     t.slots = malloc((<size_t>1 << FIRST_GROUP_BITS) * code_size)
     t.ids = <int64_t*>malloc(t.capacity * sizeof(int64_t))
     t.bounds = <int64_t*>malloc((t.capacity + 2) * sizeof(int64_t))
-    t.table.bits, t.table.skip, t.table.base, t.table.keys = FIRST_GROUP_BITS, 0, 0, t.ids
+    table_init(&t.table, FIRST_GROUP_BITS, 0, t.ids)
     t.held = (<size_t>1 << FIRST_GROUP_BITS) * code_size + (2 * t.capacity + 2) * sizeof(int64_t)
     t.peak = t.held
     if t.slots == NULL or t.ids == NULL or t.bounds == NULL:

@@ -18,7 +18,7 @@ from libc.string cimport memset
 
 from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled, scaled_ratio
 from ._ids cimport decimal_compare
-from rankwise._core._hash cimport IdTable, home_slot, index_at, insert, lookup, table_bits
+from rankwise._core._hash cimport IdTable, home_slot, insert, lookup, table_bits, table_init, taken
 from rankwise._core._sort cimport Item, merge_sort_items, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
 
@@ -86,16 +86,13 @@ cdef struct Order:
 cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rels, Py_ssize_t n,
                            const uint8_t* stop) noexcept nogil:
     cdef Py_ssize_t j
-    t.table.bits = table_bits(n, SLOTS_PER_JUDGEMENT)
-    t.table.skip = 0
-    t.table.base = 1
-    t.table.keys = keys
+    table_init(&t.table, table_bits(n, SLOTS_PER_JUDGEMENT), 1, keys)
     t.rels = rels
     memset(t.slots, 0, (<size_t>1 << t.table.bits) * sizeof(int32_t))
     for j in range(n):
         if (j & POLL_MASK) == 0 and stopped(stop):
             return
-        insert(t.table, t.slots, keys[j], j)
+        insert(t.table, t.slots, keys[j], j, 0)
 
 
 cdef inline double judgement(const Judgements* t, int64_t key) noexcept nogil:
@@ -328,7 +325,7 @@ cdef Py_ssize_t collect_judged(Workspace* w, const Judgements* t, const Order* o
         if doc_map == NULL:
             for i in range(block, min(block + POLL, stop)):
                 w.candidates[n_candidates] = i
-                n_candidates += index_at(t.table, t.slots, home_slot(t.table, o.docs[i])) >= 0
+                n_candidates += taken(t.table, t.slots, home_slot(t.table, o.docs[i], 0))
         else:
             for i in range(block, min(block + POLL, stop)):
                 w.candidates[n_candidates] = i
