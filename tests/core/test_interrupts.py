@@ -370,6 +370,7 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
     rw.trec_eval(rw.Qrels.from_dict({"1": {"10": 1}, "2": {"10": 0}}), ints, ["map"], ties="expected")
     rw.Run.from_arrays(np.array([1, 2, 1]), np.array([10, 10, 11]), np.array([0.5, 0.2, 0.9]))  # grouped
     rw.Run.from_arrays(np.array(["1", "1"]), np.array(["a", "b"]), np.array([0.5, 0.2]))
+    rw.Run.from_arrays(np.array(["1", "2", "1"]), np.array(["a", "a", "b"]), np.array([0.5, 0.2, 0.9]))  # ungrouped
     a, b = rng.random(30), rng.random(30)
     rw.compare(a, b, "randomization", n_resamples=100, seed=1)
     rw.compare(a, b, "bootstrap", n_resamples=100, seed=1)
