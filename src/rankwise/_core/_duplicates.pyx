@@ -278,27 +278,31 @@ def group_codes(const int64_t[::1] codes, int64_t n_codes, const uint8_t[::1] st
 
     A counting sort: one int64 per row and per code. None once ``stop`` is set.
     """
-    cdef Py_ssize_t i, n = codes.shape[0]
+    cdef Py_ssize_t i, block, n = codes.shape[0]
     cdef int64_t c
     cdef const uint8_t* flag = flag_of(stop)
     indptr = np.zeros(n_codes + 1, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] start = indptr, order = out
+    # In blocks of POLL rows, the stop flag checked between them.
     with nogil:
-        for i in range(n):
-            if (i & POLL_MASK) == 0 and stopped(flag):
-                break
-            start[codes[i] + 1] += 1
-        for c in range(n_codes):
-            if (c & POLL_MASK) == 0 and stopped(flag):
-                break
-            start[c + 1] += start[c]
-        for i in range(n):
-            if (i & POLL_MASK) == 0 and stopped(flag):
-                break
-            c = codes[i]
-            order[start[c]] = i
-            start[c] += 1
+        block = 0
+        while block < n and not stopped(flag):
+            for i in range(block, min(block + POLL, n)):
+                start[codes[i] + 1] += 1
+            block += POLL
+        block = 0
+        while block < n_codes and not stopped(flag):
+            for c in range(block, min(block + POLL, n_codes)):
+                start[c + 1] += start[c]
+            block += POLL
+        block = 0
+        while block < n and not stopped(flag):
+            for i in range(block, min(block + POLL, n)):
+                c = codes[i]
+                order[start[c]] = i
+                start[c] += 1
+            block += POLL
     if was_stopped(flag):
         return None
     # start[c] is now the end of group c, where group c + 1 begins.
