@@ -211,7 +211,7 @@ def test_repeated_document_below_depth_is_refused_saying_why(capsys):
     assert case["returncode"] == 0 and case["stdout"] == "map                   \tall\t0.3333\n"
     assert _cli(case) == 2
     err = capsys.readouterr().err
-    assert "duplicate docno d1 for query q1 at lines 1 and 14" in err
+    assert "has document 'd1' twice for query 'q1' (lines 1 and 14)" in err
     assert "with -M, trec_eval 10.0 rejects a repeated document only when both copies rank within the top 5; " \
            "rankwise rejects it at any depth: remove the repeated line" in err
 

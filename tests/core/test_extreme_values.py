@@ -256,7 +256,7 @@ def test_broadcast_doc_ids_equal_per_query_doc_ids(rng, n_queries, n_docs):
 
 
 def test_broadcast_doc_ids_with_a_duplicate_are_refused():
-    with pytest.raises(ValueError, match=r"doc_ids has a duplicate id 'b' within one query \(every query\)"):
+    with pytest.raises(ValueError, match=r"doc_ids has document 'b' twice for every query \(rows 1 and 2\)"):
         rw.evaluate([[1, 0, 1], [0, 1, 1]], [[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]], ["AP"], ties="trec",
                     doc_ids=["a", "b", "b"])
     with pytest.raises(ValueError, match=r"doc_ids must have the shape of y_score \(2, 3\), got \(2,\)"):

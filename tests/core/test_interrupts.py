@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise._core import _intern
+from rankwise._core import _duplicates, _intern
 from rankwise._core import parallel as _parallel
 from rankwise._core._enums import Metric
 from rankwise.lists import _listwise
@@ -242,8 +242,9 @@ def test_kernels_return_at_once_when_stopped(rng):
 
     repeated = np.zeros(n, dtype=np.int64)  # every document the same: a repeat at row 1
     no_order = np.empty(0, dtype=np.int64)
-    assert _ids.first_duplicate_grouped(repeated, no_order, np.array([0, n]), 0, 1)[0] == (0, 1)
-    assert _ids.first_duplicate_grouped(repeated, no_order, np.array([0, n]), 0, 1, _stopped())[0] == (-1, -1)
+    assert _duplicates.first_duplicate(repeated, no_order, np.array([0, n]), 0, 1)[0] == (0, 1)
+    assert _duplicates.first_duplicate(repeated, no_order, np.array([0, n]), 0, 1, _stopped())[0] == (-1, -1)
+    assert _duplicates.group_codes(repeated, 1, _stopped()) is None
     assert _ids.run_starts(repeated, _stopped()) is None
     assert _ids.group_by_query(np.array([1, 2, 1], dtype=np.int64), stop=_stopped()) is None
 
@@ -261,9 +262,6 @@ def test_text_kernels_return_at_once_when_stopped():
     assert _intern.intern(data, offsets, stop=_stopped()) is None
     assert _intern.lookup(data, offsets, data, offsets, stop=_stopped()) is None
     assert _intern.byte_ranks(data, offsets, _stopped()) is None
-    codes = np.zeros(2000, dtype=np.int64)
-    assert _text.first_duplicate(codes, codes, 1, 1) == (0, 1)
-    assert _text.first_duplicate(codes, codes, 1, 1, _stopped()) == (-1, -1)
     bad = np.frombuffer(b"\xff", dtype=np.uint8)
     assert _text.first_invalid_utf8(bad, np.array([0, 1]), _stopped()) == -1
 
@@ -287,10 +285,10 @@ def test_id_kernels_poll_inside_one_long_query():
         (_ids.run_starts, (ids,), lambda result: result is None),
         (_ids.group_by_query, (interleaved, False), lambda result: result is None),
         # One group longer than 2**16 rows: the bucketed check.
-        (_ids.first_duplicate_grouped, (ids, no_order, whole, 0, 1), lambda result: result[0] == (-1, -1)),
-        (_ids.first_duplicate_grouped, (ids, rng.permutation(n).astype(np.int64), whole, 0, 1),
+        (_duplicates.first_duplicate, (ids, no_order, whole, 0, 1), lambda result: result[0] == (-1, -1)),
+        (_duplicates.first_duplicate, (ids, np.arange(n, dtype=np.int64), whole, 0, 1),
          lambda result: result[0] == (-1, -1)),
-        (_text.first_duplicate, (np.zeros(n, dtype=np.int64), ids, 1, n), lambda result: result == (-1, -1)),
+        (_duplicates.group_codes, (np.zeros(n, dtype=np.int64), 1), lambda result: result is None),
     ]:
         flag = _out_of_budget()
         assert stopped(kernel(*args, stop=flag)), kernel.__name__
@@ -301,7 +299,7 @@ def test_id_kernels_poll_inside_one_long_query():
     assert distinct.tolist() == list(range(1000)) and indptr[-1] == interleaved.shape[0]
     repeat = ids.copy()
     repeat[-1] = repeat[5]
-    assert _ids.first_duplicate_grouped(repeat, no_order, whole, 0, 1)[0] == (5, n - 1)
+    assert _duplicates.first_duplicate(repeat, no_order, whole, 0, 1)[0] == (5, n - 1)
 
 
 def test_a_kernel_stops_in_the_middle_of_one_huge_query():
@@ -325,14 +323,15 @@ def test_a_kernel_stops_in_the_middle_of_one_huge_query():
 _KERNELS = {
     "rankwise.lists.evaluation": ["evaluate_range"],
     "rankwise.ranks.positive": ["count_dense", "count_ragged"],
-    "rankwise.trec.evaluation": ["judge", "rank_judged", "rank_relevance", "judgement_counts", "ideal_dcg", "trec_measures",
-                      "first_duplicate"],
-    "rankwise.trec.ids": ["first_duplicate_grouped", "run_starts", "group_by_query"],
+    "rankwise.trec.evaluation": ["judge", "rank_judged", "rank_relevance", "judgement_counts", "ideal_dcg",
+                                 "trec_measures"],
+    "rankwise.trec.ids": ["first_duplicate", "run_starts", "group_by_query"],
+    "rankwise._core.duplicates": ["first_duplicate", "group_codes"],
     "rankwise.stats.significance": ["sign_flip_sums", "bootstrap_sums"],
 }
 # Kernel modules that trec.io and _core.strings use through their module object: name -> kernels.
 _MODULE_KERNELS = {
-    "_text": (_text, "rankwise.trec.io", ["first_invalid_utf8", "parse_lines", "first_duplicate"]),
+    "_text": (_text, "rankwise.trec.io", ["first_invalid_utf8", "parse_lines"]),
     "_intern": (_intern, "rankwise._core.strings", ["intern", "lookup", "byte_ranks"]),
 }
 
@@ -379,6 +378,7 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
     rw.trec_eval(rw.Qrels.from_dict({"1": {"10": 1}, "2": {"10": 0}}), ints, ["map"], ties="expected")
     rw.Run.from_arrays(np.array([1, 2, 1]), np.array([10, 10, 11]), np.array([0.5, 0.2, 0.9]))  # grouped
     rw.Run.from_arrays(np.array(["1", "1"]), np.array(["a", "b"]), np.array([0.5, 0.2]))
+    rw.Run.from_arrays(np.array(["1", "2", "1"]), np.array(["a", "a", "b"]), np.array([0.5, 0.2, 0.9]))  # ungrouped
     a, b = rng.random(30), rng.random(30)
     rw.compare(a, b, "randomization", n_resamples=100, seed=1)
     rw.compare(a, b, "bootstrap", n_resamples=100, seed=1)

@@ -48,7 +48,7 @@ S = [[0.3, 0.2, 0.1], [0.5, 0.4, 0.4]]
     (dict(y_true=T, y_score=S, ties="trec"), ValueError, "pass doc_ids="),
     (dict(y_true=T, y_score=S, ties="trec", doc_ids=[["a", "b"]]), ValueError, "doc_ids must have the shape"),
     (dict(y_true=T, y_score=S, ties="trec", doc_ids=[["a", "b", "a"], ["a", "b", "c"]]), ValueError,
-     "duplicate id 'a' within one query"),
+     "doc_ids has document 'a' twice for query 0"),
     (dict(y_true=T, y_score=S, relevance_level=0), ValueError, "relevance_level must be a finite number > 0"),
     (dict(y_true=T, y_score=S, relevance_level="1"), TypeError, "relevance_level must be a number"),
     (dict(y_true=T, y_score=S, gain="exponentail"), ValueError, "did you mean 'exponential'"),

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankwise.trec._ids import first_duplicate_grouped, group_by_query, run_starts
+from rankwise._core._duplicates import first_duplicate
+from rankwise.trec._ids import group_by_query, run_starts
 
 INT64 = np.iinfo(np.int64)
 PHI = 0x9E3779B97F4A7C15
@@ -30,15 +31,19 @@ def with_hash(hashes):
 
 
 def brute_first_repeat(docs, order, indptr, g_start, g_stop):
-    ids = docs if order.shape[0] == 0 else docs[order]
+    # Rows (through the order): of each group's repeats, the one whose later row is first.
+    rows = np.arange(docs.shape[0]) if order.shape[0] == 0 else order
+    best = (-1, -1)
     for g in range(g_start, g_stop):
         seen = {}
-        for i in range(int(indptr[g]), int(indptr[g + 1])):
-            key = int(ids[i])
+        for row in sorted(rows[int(indptr[g]):int(indptr[g + 1])].tolist()):
+            key = int(docs[row])
             if key in seen:
-                return seen[key], i
-            seen[key] = i
-    return -1, -1
+                if best[1] < 0 or row < best[1]:
+                    best = (seen[key], row)
+                break
+            seen[key] = row
+    return best
 
 
 def brute_groups(ids):
@@ -76,6 +81,8 @@ def test_first_duplicate_against_brute_force(sizes, through_order):
     docs, indptr = random_groups(rng, sizes, pool)
     n = docs.shape[0]
     order = rng.permutation(n).astype(np.int64) if through_order else NO_ORDER
+    for g in range(len(sizes)):     # ascending within a group, as the groupings give it
+        order[indptr[g]:indptr[g + 1]].sort()
     # Stored so that docs[order] is the grouped layout.
     stored = docs.copy()
     if through_order:
@@ -97,7 +104,7 @@ def test_first_duplicate_against_brute_force(sizes, through_order):
             cases[-1][order] = planted
     for values in cases:
         for g_start, g_stop in [(0, len(sizes)), (len(sizes) // 2, len(sizes))]:
-            (a, b), held = first_duplicate_grouped(values, order, indptr, g_start, g_stop)
+            (a, b), held = first_duplicate(values, order, indptr, g_start, g_stop)
             assert (a, b) == brute_first_repeat(values, order, indptr, g_start, g_stop)
             longest = int(np.diff(indptr)[g_start:g_stop].max(initial=0))
             assert held <= SHORT_TABLE + 8 * max(longest, LONG) + BUCKET_ARRAYS + 64
@@ -124,7 +131,7 @@ def test_first_duplicate_with_ids_that_collide(n):
         values = docs.copy()
         if planted:
             values[planted[1]] = values[planted[0]]
-        (a, b), held = first_duplicate_grouped(values, NO_ORDER, indptr, 0, 1)
+        (a, b), held = first_duplicate(values, NO_ORDER, indptr, 0, 1)
         assert (a, b) == (planted or (-1, -1))
         assert held <= 24 * n + SHORT_TABLE + BUCKET_ARRAYS + 64
 
@@ -132,7 +139,7 @@ def test_first_duplicate_with_ids_that_collide(n):
 def test_first_duplicate_needs_no_scratch_for_short_grouped_groups():
     rng = np.random.default_rng(0)
     docs, indptr = random_groups(rng, [1000] * 50, np.arange(10**6))
-    (a, b), held = first_duplicate_grouped(docs, NO_ORDER, indptr, 0, 50)
+    (a, b), held = first_duplicate(docs, NO_ORDER, indptr, 0, 50)
     assert (a, b) == (-1, -1)
     assert held <= 8 * 4 * 2048 * 2 + 8        # one table for a 1,000-row group
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from rankwise._core import _intern
+from rankwise._core.duplicates import first_duplicate_codes
 from rankwise.trec import _text
 from rankwise.trec.io import StringTable, TrecColumns, read_qrels, read_run, write_qrels, write_run
 
@@ -257,9 +258,9 @@ def test_qrels_round_trip_random(tmp_path):
     (True, b"", r"run\.txt: no run lines found"),
     (False, b"# only\n\n  \n# comments\n", r"qrels\.txt: no qrels lines found"),
     (True, b"1 Q0 a 1 1 r\n1 Q0 b 2 1 r\n2 Q0 a 1 1 r\n1 Q0 a 3 0 r\n",
-     r"run\.txt: duplicate docno a for query 1 at lines 1 and 4; trec_eval rejects duplicates"),
+     r"run\.txt has document 'a' twice for query '1' \(lines 1 and 4\); trec_eval rejects duplicates"),
     (False, b"7 0 x 1\n8 0 x 1\n8 0 y 0\n7 0 y 0\n7 0 x 2\n8 0 y 1\n",
-     r"qrels\.txt: duplicate docno x for query 7 at lines 1 and 5; trec_eval rejects duplicates"),
+     r"qrels\.txt has document 'x' twice for query '7' \(lines 1 and 5\); trec_eval rejects duplicates"),
     (True, b"1 Q0 a 1 1 r\n1 Q0 \x00 2 1 r\n", r"run\.txt, line 2: NUL byte"),
     (True, b"1 Q0 a 1 1 r\r1 Q0 b 2 1 r\r", r"run\.txt: lines end with a bare carriage return"),
 ])
@@ -287,19 +288,19 @@ def test_missing_file(tmp_path):
         read_run(tmp_path / "absent.txt")
 
 
-def test_first_duplicate_matches_reference():
+def test_first_duplicate_codes_matches_reference():
     rng = np.random.default_rng(5)
     for _ in range(200):
         n = int(rng.integers(1, 40))
         queries = rng.integers(0, 4, n)
         docs = rng.integers(0, 15, n)
-        expected, first = (-1, -1), {}
+        expected, first = None, {}
         for row, pair in enumerate(zip(queries.tolist(), docs.tolist(), strict=True)):
             if pair in first:
                 expected = (first[pair], row)
                 break
             first[pair] = row
-        assert _text.first_duplicate(queries, docs, 4, 15) == expected
+        assert first_duplicate_codes(queries, docs, 4) == expected
 
 
 def write_error(tmp_path, columns, run=True, name="r"):
@@ -325,7 +326,7 @@ def test_write_rejects_what_cannot_be_read_back(tmp_path):
         write_error(tmp_path, columns(["1"], [""]))
     with pytest.raises(ValueError, match=r"query id 'q\\t' cannot be written"):
         write_error(tmp_path, columns(["q\t"], ["a"]))
-    with pytest.raises(ValueError, match=r"rows 0 and 2 both hold docno a for query 1"):
+    with pytest.raises(ValueError, match=r"columns has document 'a' twice for query '1' \(rows 0 and 2\)"):
         write_error(tmp_path, columns(["1", "2", "1"], ["a", "a", "a"]))
     with pytest.raises(ValueError, match=r"relevance must be a finite number"):
         write_error(tmp_path, columns(["1"], ["a"], [np.nan]), run=False)

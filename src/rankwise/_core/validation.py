@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ._enums import Ties
+from .duplicates import duplicate_message, first_duplicate_rows
 
 __all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_integers", "as_real", "as_scores",
            "check_choice", "check_exact_integers", "check_flag", "check_ties", "check_level",
@@ -443,14 +444,13 @@ def _tie_keys(doc_ids: Any, shape: tuple[int, ...], indptr: np.ndarray,
     unique, inverse = np.unique(ids.reshape(-1), return_inverse=True)
     keys = (unique.shape[0] - 1 - inverse.reshape(-1)).astype(np.int64)
     segments = np.array([0, keys.shape[0]]) if shared or broadcast else indptr
-    query = np.repeat(np.arange(segments.shape[0] - 1), np.diff(segments))
-    order = np.lexsort((keys, query))
-    dup = (keys[order][1:] == keys[order][:-1]) & (query[order][1:] == query[order][:-1])
-    if dup.any():
-        first = order[1:][dup][0]
-        where = "every query" if broadcast else f"query index {query[first]}"
-        raise ValueError(f"doc_ids has a duplicate id {ids.reshape(-1)[first].item()!r} within one query "
-                         f"({where}); trec_eval rejects duplicates too")
+    repeat = first_duplicate_rows(keys, None, segments.astype(np.int64, copy=False))
+    if repeat is not None:
+        # Positions within the query: columns of a 2-D y_score.
+        a, b = repeat
+        query = None if shared or broadcast else int(np.searchsorted(segments, b, side="right") - 1)
+        start = 0 if query is None else int(segments[query])
+        raise ValueError(duplicate_message("doc_ids", ids.reshape(-1)[b].item(), query, a - start, b - start))
     return keys, broadcast
 
 

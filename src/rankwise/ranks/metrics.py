@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -306,6 +307,15 @@ def _check_policy(spec: RankSpec, text: str, ties: str) -> None:
         "'pessimistic'" + ("; or take 1 / MRR" if spec.base == "HMR" else ""))
 
 
+@overload
+def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = ...,
+                 weights: ArrayLike | None = ..., per_query: Literal[False] = ...) -> dict[str, float]: ...
+@overload
+def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = ...,
+                 weights: ArrayLike | None = ..., per_query: Literal[True]) -> Results: ...
+@overload
+def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = ...,
+                 weights: ArrayLike | None = ..., per_query: bool = ...) -> dict[str, float] | Results: ...
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = "expected",
                  weights: ArrayLike | None = None, per_query: bool = False) -> dict[str, float] | Results:
     """Rank-based metrics of link prediction and knowledge-graph completion.

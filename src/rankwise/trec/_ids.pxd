@@ -30,22 +30,3 @@ cdef inline int decimal_compare(int64_t a, int64_t b) noexcept nogil:
         return -1 if sa < sb else 1
     return (la > lb) - (la < lb)
 
-
-cdef inline int table_bits(Py_ssize_t n, int slots_per_key) noexcept nogil:
-    # Open-addressing tables of ids: a power of two, at least slots_per_key slots per key
-    # (so most probes end at their first slot) and 16 in all.
-    cdef int bits = 4
-    while (<int64_t>1 << bits) < slots_per_key * n:
-        bits += 1
-    return bits
-
-
-cdef inline uint64_t id_hash(int64_t key) noexcept nogil:
-    # Fibonacci hashing: key * 2^64/phi, a bijection of 64-bit words whose top bits
-    # spread consecutive ids.
-    return <uint64_t>key * 0x9E3779B97F4A7C15ULL
-
-
-cdef inline uint64_t id_slot(int64_t key, int bits) noexcept nogil:
-    # The top bits of the hash.
-    return id_hash(key) >> (64 - bits)

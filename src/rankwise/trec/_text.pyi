@@ -29,13 +29,6 @@ def first_invalid_utf8(
     offsets: npt.NDArray[np.int64],
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> int: ...
-def first_duplicate(
-    query_codes: npt.NDArray[np.int64],
-    doc_codes: npt.NDArray[np.int64],
-    n_queries: int,
-    n_docs: int,
-    stop: npt.NDArray[np.uint8] | None = ...,
-) -> tuple[int, int]: ...
 def occurrence_ranks(codes: npt.NDArray[np.int64], n_codes: int) -> npt.NDArray[np.int64]: ...
 def format_rows(
     queries: tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],

@@ -12,13 +12,14 @@ judged documents (relevant so far, average-precision terms, DCG) are built once 
 query, so every cutoff of every measure is a lookup.
 """
 from libc.math cimport INFINITY, fabs, floor, log2, lround, trunc
-from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from rankwise._core._enums cimport *
 from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled, scaled_ratio
-from ._ids cimport decimal_compare, id_slot, table_bits
+from ._ids cimport decimal_compare
+from rankwise._core._hash cimport IdTable, home_slot, insert, lookup, table_bits, table_init, taken
 from rankwise._core._sort cimport Item, merge_sort_items, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
 from rankwise._core._ties cimport any_hit, ap_slope, ap_term, expected_relevant, first_hit
@@ -34,11 +35,9 @@ cdef int SLOTS_PER_JUDGEMENT = 8
 
 
 cdef struct Judgements:
-    # One query's judgements in an open-addressing hash table keyed by document.
-    int32_t* slots             # 1 + index of the judgement, 0 = empty
-    uint64_t mask
-    int bits
-    const int64_t* keys
+    # One query's judgements, keyed by document (_core/_hash.pxd, base 1: a zeroed table is empty).
+    IdTable table
+    int32_t* slots             # n < 2**31 - 1 judgements per query: trec.py checks
     const double* rels
 
 
@@ -54,31 +53,21 @@ cdef struct Order:
 cdef void judgements_build(Judgements* t, const int64_t* keys, const double* rels, Py_ssize_t n,
                            const uint8_t* stop) noexcept nogil:
     cdef Py_ssize_t j
-    cdef uint64_t h
-    t.bits = table_bits(n, SLOTS_PER_JUDGEMENT)
-    t.mask = (<uint64_t>1 << t.bits) - 1
-    t.keys = keys
+    table_init(&t.table, table_bits(n, SLOTS_PER_JUDGEMENT), 1, keys)
     t.rels = rels
-    memset(t.slots, 0, (t.mask + 1) * sizeof(int32_t))
+    memset(t.slots, 0, (<size_t>1 << t.table.bits) * sizeof(int32_t))
     for j in range(n):
         if (j & POLL_MASK) == 0 and stopped(stop):
             return
-        h = id_slot(keys[j], t.bits)
-        while t.slots[h] != 0:
-            h = (h + 1) & t.mask
-        t.slots[h] = <int32_t>(j + 1)  # n < 2**31 - 1 judgements per query: trec.py checks
+        insert(t.table, t.slots, keys[j], j, 0)
 
 
 cdef inline double judgement(const Judgements* t, int64_t key) noexcept nogil:
     # The document's relevance: its label, UNJUDGED for a negative one, NONPOOL if absent.
-    cdef uint64_t h = id_slot(key, t.bits)
-    cdef int32_t j
-    while t.slots[h] != 0:
-        j = t.slots[h] - 1
-        if t.keys[j] == key:
-            return t.rels[j] if t.rels[j] >= 0 else UNJUDGED
-        h = (h + 1) & t.mask
-    return NONPOOL
+    cdef int64_t j = lookup(t.table, t.slots, key)
+    if j < 0:
+        return NONPOOL
+    return t.rels[j] if t.rels[j] >= 0 else UNJUDGED
 
 
 cdef inline double row_judgement(const Judgements* t, const int64_t* docs, const int64_t* doc_map,
@@ -344,7 +333,7 @@ cdef Py_ssize_t collect_judged(Workspace* w, const Judgements* t, const Order* o
         if doc_map == NULL:
             for i in range(block, min(block + POLL, stop)):
                 w.candidates[n_candidates] = i
-                n_candidates += t.slots[id_slot(o.docs[i], t.bits)] != 0
+                n_candidates += taken(t.table, t.slots, home_slot(t.table, o.docs[i], 0))
         else:
             for i in range(block, min(block + POLL, stop)):
                 w.candidates[n_candidates] = i

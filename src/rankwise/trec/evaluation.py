@@ -26,12 +26,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core._enums import TieKey, TrecMeasure
+from .._core.duplicates import duplicate_message, first_duplicate_codes
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
 from .._core.results import Results
 from .._core.strings import StringTable
 from .._core.validation import as_array, as_real, check_choice, check_flag, value_error
 from ._ids import group_by_query
-from ._text import first_duplicate
 from ._trec import (
     ideal_dcg,
     judge,
@@ -149,13 +149,11 @@ def _dict_values(values: list[Any], queries: list[Any], docs: list[Any], context
 
 
 def _check_unique_pairs(c: TrecColumns, what: str) -> None:
-    # The readers' check: a counting sort by query, no sort of (query, doc) pairs.
-    find = partial(first_duplicate, c.query_codes, c.doc_codes, len(c.queries), len(c.docs))
-    first, second = run_alone(find, c.query_codes.shape[0])
-    if second >= 0:
-        raise ValueError(f"{what} has document {c.docs[int(c.doc_codes[first])]!r} twice for query "
-                         f"{c.queries[int(c.query_codes[first])]!r} (rows {first + 1} and {second + 1}); "
-                         "trec_eval rejects duplicates")
+    repeat = first_duplicate_codes(c.query_codes, c.doc_codes, len(c.queries))
+    if repeat is not None:
+        a, b = repeat
+        doc, query = c.docs[int(c.doc_codes[b])], c.queries[int(c.query_codes[b])]
+        raise ValueError(duplicate_message(what, doc, query, a, b))
 
 
 def _from_dict(mapping: object, what: str) -> TrecColumns:

@@ -14,16 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from .._core.parallel import run_alone, run_over_queries
+from .._core._duplicates import first_duplicate
+from .._core.duplicates import duplicate_message, first_duplicate_rows
+from .._core.parallel import run_alone
 from .._core.strings import StringTable
 from .._core.validation import as_array
-from ._ids import decimal_keys, first_duplicate_grouped, group_by_query, run_starts
+from ._ids import decimal_keys, group_by_query, run_starts
 
 __all__ = ["IdColumns", "as_ids", "byte_order", "canonical_ints", "id_columns"]
 
 _INT64_MAX = np.iinfo(np.int64).max
 _CANONICAL = re.compile(r"-?[1-9][0-9]{0,18}|0")
-_NO_ORDER = np.empty(0, dtype=np.int64)
 # Runs of query ids first checked for a repeat on their own (see group_rows).
 _PROBE_RUNS = 4096
 
@@ -117,7 +118,7 @@ def group_rows(query_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def _repeats(ids: np.ndarray, rows: np.ndarray, n: int) -> bool:
     """Whether two of ``ids[rows[:n]]`` are equal."""
-    find = partial(first_duplicate_grouped, ids, rows, np.array([0, n], dtype=np.int64), 0, 1)
+    find = partial(first_duplicate, ids, rows, np.array([0, n], dtype=np.int64), 0, 1)
     return run_alone(find, n // 2)[0][1] >= 0
 
 
@@ -125,20 +126,10 @@ def id_columns(query_ids: np.ndarray, doc_ids: np.ndarray, values: np.ndarray, w
                n_threads: int) -> IdColumns:
     """Group integer-id rows by query and reject a document repeated within a query."""
     queries, indptr, order = group_rows(query_ids)
-    through = _NO_ORDER if order is None else order
-    repeats = []
-
-    def task(g_start: int, g_stop: int, stop: np.ndarray) -> None:
-        repeats.append(first_duplicate_grouped(doc_ids, through, indptr, g_start, g_stop, stop)[0])
-
-    if indptr[-1] > queries.shape[0]:       # some query has two rows or more
-        run_over_queries(task, indptr, n_threads)
-    repeats = [pair for pair in repeats if pair[1] >= 0]
-    if repeats:
-        first, second = min(repeats, key=lambda pair: pair[1])
-        a, b = sorted((first, second) if order is None else (int(order[first]), int(order[second])))
-        raise ValueError(f"{what} has document {int(doc_ids[b])} twice for query {int(query_ids[b])} "
-                         f"(rows {a} and {b}); trec_eval rejects duplicates")
+    repeat = first_duplicate_rows(doc_ids, order, indptr, n_threads)
+    if repeat is not None:
+        a, b = repeat
+        raise ValueError(duplicate_message(what, int(doc_ids[b]), int(query_ids[b]), a, b))
     return IdColumns(query_ids, doc_ids, values, queries, indptr, order)
 
 

@@ -44,6 +44,7 @@ from typing import IO, Any, TypeAlias
 import numpy as np
 
 from .._core._enums import LineErrorKind
+from .._core.duplicates import duplicate_message, first_duplicate_codes
 from .._core.parallel import run_alone
 from .._core.strings import StringTable
 from .._core.validation import value_error
@@ -575,12 +576,11 @@ def _read(source: object, run: bool) -> TrecColumns:
             run_name = name.decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError(f"{path}, line {lines[-1]}: runid {_quote(name)} is not valid UTF-8") from None
-    first, second = run_alone(partial(_text.first_duplicate, query_codes, doc_codes, len(queries), len(docs)),
-                              query_codes.shape[0])
-    if second >= 0:
-        raise value_error(f"{path}: duplicate docno {docs[doc_codes[second]]} for query "
-                          f"{queries[query_codes[second]]} at lines {lines[first]} and {lines[second]}; "
-                          "trec_eval rejects duplicates", duplicate_docno=True)
+    repeat = first_duplicate_codes(query_codes, doc_codes, len(queries))
+    if repeat is not None:
+        a, b = repeat
+        raise value_error(duplicate_message(path, docs[doc_codes[b]], queries[query_codes[b]], int(lines[a]),
+                                            int(lines[b]), lines=True), duplicate_docno=True)
     return TrecColumns(queries, query_codes, docs, doc_codes, values, lines, run_name)
 
 
@@ -627,11 +627,11 @@ def _prepare(columns: TrecColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     doc_codes = _codes(columns, "doc_codes", columns.docs, values.shape[0])
     check_ids(columns.queries, query_codes, "query id")
     check_ids(columns.docs, doc_codes, "docno")
-    first, second = run_alone(partial(_text.first_duplicate, query_codes, doc_codes, len(columns.queries),
-                                      len(columns.docs)), query_codes.shape[0])
-    if second >= 0:
-        raise ValueError(f"rows {first} and {second} both hold docno {columns.docs[doc_codes[second]]} for "
-                         f"query {columns.queries[query_codes[second]]}; trec_eval rejects duplicates")
+    repeat = first_duplicate_codes(query_codes, doc_codes, len(columns.queries))
+    if repeat is not None:
+        a, b = repeat
+        raise ValueError(duplicate_message("columns", columns.docs[doc_codes[b]],
+                                           columns.queries[query_codes[b]], a, b))
     return query_codes, doc_codes, values
 
 
