@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise._core import _duplicates
+from rankwise._core import _duplicates, _intern
 from rankwise._core import parallel as _parallel
 from rankwise._core._enums import Metric
 from rankwise.lists import _listwise
@@ -215,13 +215,12 @@ def test_kernels_return_at_once_when_stopped(rng):
     docs = np.arange(n, dtype=np.int64)
     rels = np.full(n, -7.0)
     starts, stops = indptr[:-1].copy(), indptr[1:].copy()
-    _trec.judge(docs, np.empty(0, dtype=np.int64), starts, stops, np.array([0, 1]), indptr, docs, scores, 0, 2,
-                rels, _stopped())
+    join = (docs, np.empty(0, dtype=np.int64), starts, stops, np.array([0, 1]), indptr, docs, scores)
+    _trec.judge(join, 0, 2, rels, _stopped())
     assert np.all(rels == -7.0)
     n_entries = np.full(2, -7, dtype=np.int64)
-    _trec.rank_judged(scores, docs, np.empty(0, dtype=np.int64), 0, np.empty(0, dtype=np.int64), 0, starts, stops,
-                      np.array([0, 1]), indptr, docs, scores, starts, 0, 2, np.empty(n, dtype=np.int64),
-                      np.empty(n), n_entries, _stopped())
+    _trec.rank_judged(scores, join, (0, np.empty(0, dtype=np.int64), 0),
+                      (starts, np.empty(n, dtype=np.int64), np.empty(n), n_entries), 0, 2, _stopped())
     assert np.all(n_entries == -7)
     ranked = np.full(n, -7.0)
     _trec.rank_relevance(scores, scores, indptr, 0, 2, ranked, np.empty(n), _stopped())
@@ -234,11 +233,11 @@ def test_kernels_return_at_once_when_stopped(rng):
                     _stopped())
     assert np.all(ideal == -7.0)
     measured = np.full((2, 1), -7.0)
-    _trec.trec_measures(scores, np.arange(1, n + 1, dtype=np.int64), np.empty(0), starts, np.diff(indptr),
-                        np.diff(indptr), np.ones(2), np.ones(2), np.array([3], dtype=np.int32), np.zeros((1, 4)),
-                        np.ones(1, dtype=np.int64), np.zeros((2, 1)), np.zeros((2, 1), dtype=np.int32),
-                        np.empty(0, dtype=np.int64), np.empty(0),
-                        np.zeros(2, dtype=np.int64), 1.0, False, 0, 2, measured, _stopped())
+    entries = (scores, np.arange(1, n + 1, dtype=np.int64), np.empty(0), starts, np.diff(indptr))
+    columns = (np.array([3], dtype=np.int32), np.zeros((1, 4)), np.ones(1, dtype=np.int64), np.zeros((2, 1)),
+               np.zeros((2, 1), dtype=np.int32), np.empty(0, dtype=np.int64), np.empty(0), np.zeros(2, dtype=np.int64))
+    _trec.trec_measures(entries, (np.diff(indptr), np.ones(2), np.ones(2)), columns, 1.0, False, 0, 2, measured,
+                        _stopped())
     assert np.all(measured == -7.0)
 
     repeated = np.zeros(n, dtype=np.int64)  # every document the same: a repeat at row 1
@@ -260,9 +259,9 @@ def test_text_kernels_return_at_once_when_stopped():
     data = np.frombuffer(b"abcabd", dtype=np.uint8)
     offsets = np.array([0, 3, 6], dtype=np.int64)
     assert _text.parse_lines(text, True, _stopped()) is None
-    assert _text.intern(data, offsets, stop=_stopped()) is None
-    assert _text.lookup(data, offsets, data, offsets, stop=_stopped()) is None
-    assert _text.byte_ranks(data, offsets, _stopped()) is None
+    assert _intern.intern(data, offsets, stop=_stopped()) is None
+    assert _intern.lookup(data, offsets, data, offsets, stop=_stopped()) is None
+    assert _intern.byte_ranks(data, offsets, _stopped()) is None
     bad = np.frombuffer(b"\xff", dtype=np.uint8)
     assert _text.first_invalid_utf8(bad, np.array([0, 1]), _stopped()) == -1
 
@@ -330,16 +329,20 @@ _KERNELS = {
     "rankwise._core.duplicates": ["first_duplicate", "group_codes"],
     "rankwise.stats.significance": ["sign_flip_sums", "bootstrap_sums"],
 }
-_TEXT_KERNELS = ["intern", "lookup", "byte_ranks", "first_invalid_utf8", "parse_lines"]
+# Kernel modules that trec.io and _core.strings use through their module object: name -> kernels.
+_MODULE_KERNELS = {
+    "_text": (_text, "rankwise.trec.io", ["first_invalid_utf8", "parse_lines"]),
+    "_intern": (_intern, "rankwise._core.strings", ["intern", "lookup", "byte_ranks"]),
+}
 
 
-class _TextSpy:
-    def __init__(self, spy):
-        self._spy = spy
+class _ModuleSpy:
+    def __init__(self, spy, label, module, names):
+        self._spy, self._label, self._module, self._names = spy, label, module, names
 
     def __getattr__(self, name):
-        func = getattr(_text, name)
-        return self._spy(f"_text.{name}", func) if name in _TEXT_KERNELS else func
+        func = getattr(self._module, name)
+        return self._spy(f"{self._label}.{name}", func) if name in self._names else func
 
 
 def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
@@ -358,7 +361,8 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
         module = importlib.import_module(module_name)
         for name in names:
             monkeypatch.setattr(module, name, spy(f"{module_name}.{name}", getattr(module, name)))
-    monkeypatch.setattr(importlib.import_module("rankwise.trec.io"), "_text", _TextSpy(spy))
+    for label, (module, user, names) in _MODULE_KERNELS.items():
+        monkeypatch.setattr(importlib.import_module(user), label, _ModuleSpy(spy, label, module, names))
 
     y, s = rng.integers(0, 3, (20, 50)), rng.random((20, 50))
     rw.evaluate(y, s, ["MAP", "nDCG@10"])
@@ -378,7 +382,8 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
     a, b = rng.random(30), rng.random(30)
     rw.compare(a, b, "randomization", n_resamples=100, seed=1)
     rw.compare(a, b, "bootstrap", n_resamples=100, seed=1)
-    expected = {f"{m}.{n}" for m, names in _KERNELS.items() for n in names} | {f"_text.{n}" for n in _TEXT_KERNELS}
+    expected = {f"{m}.{n}" for m, names in _KERNELS.items() for n in names}
+    expected |= {f"{label}.{n}" for label, (_, _, names) in _MODULE_KERNELS.items() for n in names}
     assert set(calls) == expected
 
 

@@ -6,8 +6,8 @@ keyed rows (Keyed) under the byte order of strings (byte_ranks).
 import numpy as np
 import pytest
 
+from rankwise._core._intern import byte_ranks
 from rankwise._core._sort import _py_sort_items
-from rankwise.trec._text import byte_ranks
 
 STABLE = pytest.mark.parametrize("stable", [False, True], ids=["introsort", "merge"])
 

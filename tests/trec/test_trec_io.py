@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rankwise._core import _intern
 from rankwise._core.duplicates import first_duplicate_codes
 from rankwise.trec import _text
 from rankwise.trec.io import StringTable, TrecColumns, read_qrels, read_run, write_qrels, write_run
@@ -448,13 +449,13 @@ def test_interning_is_exact_under_forced_hash_collisions():
     reference = {}
     expected = [reference.setdefault(e, len(reference)) for e in encoded]
     for mask in (0, 0x0000000300000003, 0xFFFFFFFFFFFFFFFF):
-        codes, table_data, table_offsets = _text.intern(data, offsets, mask)
+        codes, table_data, table_offsets = _intern.intern(data, offsets, mask)
         assert codes.tolist() == expected
         assert table_data.tobytes() == b"".join(reference)
         probe = list(reference) + [b"absent", b"a\x00\x00"]
         probe_offsets = np.zeros(len(probe) + 1, dtype=np.int64)
         probe_offsets[1:] = np.cumsum([len(p) for p in probe])
-        found = _text.lookup(table_data, table_offsets, np.frombuffer(b"".join(probe), np.uint8),
+        found = _intern.lookup(table_data, table_offsets, np.frombuffer(b"".join(probe), np.uint8),
                              probe_offsets, mask)
         assert found.tolist() == list(range(len(reference))) + [-1, -1]
 

@@ -1,1 +1,2 @@
-"""Python view of the shared enumerations declared in _enums.pxd (Metric, Ties)."""
+"""Python view of the shared enumerations declared in _enums.pxd (Metric, Ties, TrecMeasure, TieKey,
+LineErrorKind)."""

@@ -16,41 +16,13 @@ from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from rankwise._core._enums cimport *
 from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled, scaled_ratio
 from ._ids cimport decimal_compare
 from rankwise._core._hash cimport IdTable, home_slot, insert, lookup, table_bits, table_init, taken
 from rankwise._core._sort cimport Item, merge_sort_items, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
 from rankwise._core._ties cimport any_hit, ap_slope, ap_term, expected_relevant, first_hit
-
-
-cpdef enum TrecMeasure:
-    NUM_RET = 0
-    NUM_REL = 1
-    NUM_REL_RET = 2
-    MAP = 3
-    GM_MAP = 4
-    RPREC = 5
-    BPREF = 6
-    RECIP_RANK = 7
-    IPREC = 8
-    P = 9
-    RECALL = 10
-    INFAP = 11
-    GM_BPREF = 12
-    RPREC_MULT = 13
-    UTILITY = 14
-    NDCG = 15
-    NDCG_CUT = 16
-    MAP_CUT = 17
-    RELATIVE_P = 18
-    SUCCESS = 19
-    SET_P = 20
-    SET_RELATIVE_P = 21
-    SET_RECALL = 22
-    SET_MAP = 23
-    SET_F = 24
-    NUM_NONREL_JUDGED_RET = 25
 
 
 cdef double NONPOOL = -1.0
@@ -60,12 +32,6 @@ cdef double INFAP_EPSILON = 0.00001
 # Hash slots per judgement: at most an eighth full, so most lookups of absent documents
 # (most of a run) stop at the first slot.
 cdef int SLOTS_PER_JUDGEMENT = 8
-
-
-cpdef enum TieKey:
-    TIE_POSITION = 0   # the row's position: input order first
-    TIE_MAPPED = 1     # tie_map[doc]: ascending first (trec_eval: docno rank, descending)
-    TIE_DECIMAL = 2    # docs are integer ids: their decimal text descending, as trec_eval orders
 
 
 cdef struct Judgements:
@@ -224,51 +190,92 @@ cdef Py_ssize_t preceding_slow(const ScoreIndex* x, const Order* o, Py_ssize_t j
     return j
 
 
-def judge(const int64_t[::1] docs, const int64_t[::1] doc_map, const int64_t[::1] run_start,
-          const int64_t[::1] run_stop, const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
-          const int64_t[::1] qrels_keys, const double[::1] qrels_rel, Py_ssize_t q_start, Py_ssize_t q_stop,
-          double[::1] rels, const uint8_t[::1] stop=None):
+cdef struct Join:
+    # The evaluated queries' run rows and their judgements: trec/evaluation.py's _Join.arrays().
+    # Query q is run rows run_start[q]:run_stop[q], judged by qrels query qrels_query[q],
+    # whose judgements are rows qrels_indptr[...] of qrels_keys / qrels_rel.
+    const int64_t* docs
+    const int64_t* doc_map     # run doc code -> qrels key (string ids), -1: never judged; or NULL
+    const int64_t* run_start
+    const int64_t* run_stop
+    const int64_t* qrels_query
+    const int64_t* qrels_indptr
+    const int64_t* qrels_keys
+    const double* qrels_rel
+
+
+# Where an empty array points: an address, never NULL plus an offset.
+cdef int64_t NO_INTS[1]
+cdef double NO_REALS[1]
+
+
+cdef inline const int64_t* ints(const int64_t[::1] a) noexcept:
+    return &a[0] if a.shape[0] > 0 else NO_INTS
+
+
+cdef inline const double* reals(const double[::1] a) noexcept:
+    return &a[0] if a.shape[0] > 0 else NO_REALS
+
+
+cdef Join join_of(tuple arrays):
+    # The tuple's arrays outlive the call that reads them through the result.
+    cdef const int64_t[::1] docs, doc_map, run_start, run_stop, qrels_query, qrels_indptr, qrels_keys
+    cdef const double[::1] qrels_rel
+    cdef Join j
+    docs, doc_map, run_start, run_stop, qrels_query, qrels_indptr, qrels_keys, qrels_rel = arrays
+    j.docs, j.run_start, j.run_stop = ints(docs), ints(run_start), ints(run_stop)
+    j.doc_map = &doc_map[0] if doc_map.shape[0] > 0 else NULL
+    j.qrels_query, j.qrels_indptr, j.qrels_keys = ints(qrels_query), ints(qrels_indptr), ints(qrels_keys)
+    j.qrels_rel = reals(qrels_rel)
+    return j
+
+
+cdef inline void query_judgements(Judgements* table, const Join* j, Py_ssize_t q,
+                                  const uint8_t* stop) noexcept nogil:
+    cdef Py_ssize_t qq = j.qrels_query[q]
+    judgements_build(table, j.qrels_keys + j.qrels_indptr[qq], j.qrels_rel + j.qrels_indptr[qq],
+                     j.qrels_indptr[qq + 1] - j.qrels_indptr[qq], stop)
+
+
+def judge(tuple join, Py_ssize_t q_start, Py_ssize_t q_stop, double[::1] rels, const uint8_t[::1] stop=None):
     """Relevance of each retrieved document of queries ``q_start:q_stop`` from the qrels.
 
-    Query ``q`` is run rows ``run_start[q]:run_stop[q]``, judged by qrels query
-    ``qrels_query[q]``, whose judgements are ``qrels_indptr[...]`` rows of
+    ``join`` is ``(docs, doc_map, run_start, run_stop, qrels_query, qrels_indptr,
+    qrels_keys, qrels_rel)``: query ``q`` is run rows ``run_start[q]:run_stop[q]``, judged
+    by qrels query ``qrels_query[q]``, whose judgements are ``qrels_indptr[...]`` rows of
     ``qrels_keys`` / ``qrels_rel``. A row's key is ``docs[i]``, or ``doc_map[docs[i]]``
-    when ``doc_map`` is given (-1: absent from the qrels). Writes NONPOOL for documents
+    when ``doc_map`` is not empty (-1: absent from the qrels). Writes NONPOOL for documents
     absent from the query's judgements and UNJUDGED for negative labels. Returns early
     once ``stop`` (the call's stop flag, ``_stop.pxd``) is set.
     """
-    cdef Py_ssize_t q, i, qq, block
-    cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
+    cdef Py_ssize_t q, i, block
     cdef const uint8_t* flag = flag_of(stop)
+    cdef Join j = join_of(join)
     cdef Judgements table
-    cdef size_t slots = judgement_slots(qrels_query, qrels_indptr, q_start, q_stop)
-    table.slots = <int32_t*>malloc(slots * sizeof(int32_t))
+    table.slots = <int32_t*>malloc(judgement_slots(&j, q_start, q_stop) * sizeof(int32_t))
     if table.slots == NULL:
         raise MemoryError()
     with nogil:
         for q in range(q_start, q_stop):
             if stopped(flag):
                 break
-            qq = qrels_query[q]
-            judgements_build(&table, &qrels_keys[0] + qrels_indptr[qq], &qrels_rel[0] + qrels_indptr[qq],
-                             qrels_indptr[qq + 1] - qrels_indptr[qq], flag)
-            block = run_start[q]
-            while block < run_stop[q]:
+            query_judgements(&table, &j, q, flag)
+            block = j.run_start[q]
+            while block < j.run_stop[q]:
                 if stopped(flag):
                     break
-                for i in range(block, min(block + POLL, run_stop[q])):
-                    rels[i] = row_judgement(&table, &docs[0], mapping, i)
+                for i in range(block, min(block + POLL, j.run_stop[q])):
+                    rels[i] = row_judgement(&table, j.docs, j.doc_map, i)
                 block += POLL
     free(table.slots)
 
 
-cdef size_t judgement_slots(const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
-                            Py_ssize_t q_start, Py_ssize_t q_stop) noexcept:
+cdef size_t judgement_slots(const Join* j, Py_ssize_t q_start, Py_ssize_t q_stop) noexcept:
     # Hash slots for the query among q_start:q_stop with the most judgements.
     cdef Py_ssize_t q, qq, most = 0
     for q in range(q_start, q_stop):
-        qq = qrels_query[q]
-        most = max(most, qrels_indptr[qq + 1] - qrels_indptr[qq])
+        qq = j.qrels_query[q]
+        most = max(most, j.qrels_indptr[qq + 1] - j.qrels_indptr[qq])
     return <size_t>1 << table_bits(most, SLOTS_PER_JUDGEMENT)
 
 
@@ -395,58 +402,73 @@ cdef void rank_rows(Workspace* w, const Order* o, const double* scores, Py_ssize
             block += POLL
 
 
-def rank_judged(const double[::1] scores, const int64_t[::1] docs, const int64_t[::1] doc_map,
-                int tie, const int64_t[::1] tie_map, int label_order,
-                const int64_t[::1] run_start, const int64_t[::1] run_stop,
-                const int64_t[::1] qrels_query, const int64_t[::1] qrels_indptr,
-                const int64_t[::1] qrels_keys, const double[::1] qrels_rel,
-                const int64_t[::1] entry_start, Py_ssize_t q_start, Py_ssize_t q_stop,
-                int64_t[::1] entry_rank, double[::1] entry_rel, int64_t[::1] n_entries,
-                const uint8_t[::1] stop=None):
+cdef struct Entries:
+    # rank_judged's output: query q's judged documents are n[q] (rank, relevance) pairs
+    # in rank order from start[q].
+    const int64_t* start
+    int64_t* rank
+    double* rel
+    int64_t* n
+
+
+cdef void rank_query(Workspace* w, Judgements* table, const Order* o, const Join* j, const double* scores,
+                     Py_ssize_t q, const Entries* e) noexcept nogil:
+    cdef Py_ssize_t m, k
+    cdef int64_t total = 0
+    query_judgements(table, j, q, o.stop)
+    m = collect_judged(w, table, o, scores, j.doc_map, j.run_start[q], j.run_stop[q])
+    index_build(&w.index, o, w.found, m, w.home)
+    rank_rows(w, o, scores, j.run_start[q], j.run_stop[q], m)
+    for k in range(m):
+        total += w.hist[k] + w.hist[m + 1 + k] + w.hist[2 * (m + 1) + k] + w.hist[3 * (m + 1) + k]
+        e.rank[e.start[q] + k] = total
+        e.rel[e.start[q] + k] = w.index.judged[k].label
+    e.n[q] = m
+
+
+def rank_judged(const double[::1] scores, tuple join, tuple order, tuple entries, Py_ssize_t q_start,
+                Py_ssize_t q_stop, const uint8_t[::1] stop=None):
     """The rank of every judged retrieved document, without sorting the rest.
 
-    Rows and judgements are laid out as for :func:`judge`. Ranks follow score
-    descending, then ``tie``: the row's position, ``tie_map[docs[i]]`` ascending, or
-    ``docs[i]``'s decimal text descending, with labels first (``label_order``)
-    if asked. Each query's judged documents are collected and ranked; then every row
+    ``join`` lays out rows and judgements as for :func:`judge`. ``order`` is ``(tie,
+    tie_map, label_order)``: ranks follow score descending, then ``tie`` (a TieKey): the
+    row's position, ``tie_map[docs[i]]`` ascending, or ``docs[i]``'s decimal text
+    descending, with labels first (``label_order`` +1 higher first, -1 lower first) if
+    asked. Each query's judged documents are collected and ranked; then every row
     finds how many of them precede it (through buckets over their scores, O(1) on
     average), and the rank of the j-th is the count of rows preceded by at most j of
-    them. Query ``q`` writes ``n_entries[q]`` (rank, relevance) pairs in rank order
-    from ``entry_start[q]``. Returns early once ``stop`` (``_stop.pxd``) is set.
+    them. ``entries`` is ``(entry_start, entry_rank, entry_rel, n_entries)``: query ``q``
+    writes ``n_entries[q]`` (rank, relevance) pairs in rank order from ``entry_start[q]``.
+    Returns early once ``stop`` (``_stop.pxd``) is set.
     """
-    cdef Py_ssize_t q, i, j, m, longest = 0, qq
-    cdef const int64_t* mapping = &doc_map[0] if doc_map.shape[0] > 0 else NULL
-    cdef int64_t total
-    cdef Order order
+    cdef Py_ssize_t q, longest = 0
+    cdef const int64_t[::1] tie_map, entry_start
+    cdef int64_t[::1] entry_rank, n_entries
+    cdef double[::1] entry_rel
+    cdef Order o
+    cdef Join j = join_of(join)
+    cdef Entries e
     cdef Judgements table
     cdef Workspace w
-    order.tie = tie
-    order.label_order = label_order
-    order.docs = &docs[0] if docs.shape[0] > 0 else NULL
-    order.tie_map = &tie_map[0] if tie_map.shape[0] > 0 else NULL
-    order.stop = flag_of(stop)
+    cdef const double* row_scores = reals(scores)
+    o.tie, tie_map, o.label_order = order
+    o.docs, o.tie_map, o.stop = j.docs, ints(tie_map), flag_of(stop)
+    entry_start, entry_rank, entry_rel, n_entries = entries
+    e.start = ints(entry_start)
+    e.rank = &entry_rank[0] if entry_rank.shape[0] > 0 else NULL   # written only for judged documents
+    e.rel = &entry_rel[0] if entry_rel.shape[0] > 0 else NULL
+    e.n = &n_entries[0] if n_entries.shape[0] > 0 else NULL
     for q in range(q_start, q_stop):
-        longest = max(longest, run_stop[q] - run_start[q])
-    if workspace_init(&w, longest, judgement_slots(qrels_query, qrels_indptr, q_start, q_stop)):
+        longest = max(longest, j.run_stop[q] - j.run_start[q])
+    if workspace_init(&w, longest, judgement_slots(&j, q_start, q_stop)):
         workspace_free(&w)
         raise MemoryError()
     table.slots = w.slots
     with nogil:
         for q in range(q_start, q_stop):
-            if stopped(order.stop):
+            if stopped(o.stop):
                 break
-            qq = qrels_query[q]
-            judgements_build(&table, &qrels_keys[0] + qrels_indptr[qq], &qrels_rel[0] + qrels_indptr[qq],
-                             qrels_indptr[qq + 1] - qrels_indptr[qq], order.stop)
-            m = collect_judged(&w, &table, &order, &scores[0], mapping, run_start[q], run_stop[q])
-            index_build(&w.index, &order, w.found, m, w.home)
-            rank_rows(&w, &order, &scores[0], run_start[q], run_stop[q], m)
-            total = 0
-            for j in range(m):
-                total += w.hist[j] + w.hist[m + 1 + j] + w.hist[2 * (m + 1) + j] + w.hist[3 * (m + 1) + j]
-                entry_rank[entry_start[q] + j] = total
-                entry_rel[entry_start[q] + j] = w.index.judged[j].label
-            n_entries[q] = m
+            rank_query(&w, &table, &o, &j, row_scores, q, &e)
     workspace_free(&w)
 
 
@@ -534,6 +556,31 @@ cdef Py_ssize_t largest_gains(const double* gains, Py_ssize_t n, Py_ssize_t keep
     return kept
 
 
+cdef struct Ideal:
+    # ideal_dcg's buffers, for the longest query of a call, and its cutoffs.
+    double* best
+    double* prefix
+    Item* items
+    Py_ssize_t keep            # gains kept per query: no more than the largest cutoff needs
+    const int64_t* cutoffs
+    Py_ssize_t n_cutoffs
+
+
+cdef void query_ideal(const Ideal* x, const double* gains, Py_ssize_t n, double* out, int32_t* scale,
+                      const uint8_t* stop) noexcept nogil:
+    # One query's ideal DCG at each cutoff (out[c]) and its gain scale.
+    cdef Py_ssize_t i, c
+    cdef int e
+    n = largest_gains(gains, n, x.keep, x.best, x.items, stop)
+    e = gain_scale(x.best[0]) if n > 0 else 0
+    scale[0] = e
+    x.prefix[0] = 0.0
+    for i in range(n):
+        x.prefix[i + 1] = x.prefix[i] + scaled(x.best[i], e) / log2(i + 2.0)
+    for c in range(x.n_cutoffs):
+        out[c] = x.prefix[n if x.cutoffs[c] >= n else <Py_ssize_t>x.cutoffs[c]]
+
+
 def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const int64_t[::1] cutoffs, Py_ssize_t g_start,
               Py_ssize_t g_stop, double[:, ::1] out, int32_t[::1] scale, const uint8_t[::1] stop=None):
     """Ideal DCG of qrels queries ``g_start:g_stop`` cut at each cutoff, times 2**``scale[g]``: ``out[g, c]``.
@@ -543,41 +590,31 @@ def ideal_dcg(const int64_t[::1] indptr, const double[::1] gains, const int64_t[
     >= 1; 2**63 - 1 keeps them all). ``scale[g]`` is 0 unless the query's largest gain
     is below SAFE_GAIN, where the gains are scaled into the normal range (``_gain.pxd``).
     """
-    cdef Py_ssize_t g, i, c, n, longest = 0, keep
-    cdef int e
+    cdef Py_ssize_t g, c, longest = 0
     cdef int64_t largest = 0
     cdef const uint8_t* flag = flag_of(stop)
-    cdef double* best
-    cdef double* prefix
-    cdef Item* items
+    cdef const double* all_gains = reals(gains)
+    cdef Ideal x
     for g in range(g_start, g_stop):
         longest = max(longest, indptr[g + 1] - indptr[g])
     for c in range(cutoffs.shape[0]):
         largest = max(largest, cutoffs[c])
-    keep = longest if largest >= longest else <Py_ssize_t>largest
-    best = <double*>malloc((longest + 1) * sizeof(double))
-    prefix = <double*>malloc((longest + 1) * sizeof(double))
-    items = <Item*>malloc((longest + 1) * sizeof(Item))
-    if best == NULL or prefix == NULL or items == NULL:
-        free(best)
-        free(prefix)
-        free(items)
+    x.keep = longest if largest >= longest else <Py_ssize_t>largest
+    x.cutoffs, x.n_cutoffs = ints(cutoffs), cutoffs.shape[0]
+    x.best = <double*>malloc((longest + 1) * sizeof(double))
+    x.prefix = <double*>malloc((longest + 1) * sizeof(double))
+    x.items = <Item*>malloc((longest + 1) * sizeof(Item))
+    if x.best != NULL and x.prefix != NULL and x.items != NULL:
+        with nogil:
+            for g in range(g_start, g_stop):
+                if stopped(flag):
+                    break
+                query_ideal(&x, all_gains + indptr[g], indptr[g + 1] - indptr[g], &out[g, 0], &scale[g], flag)
+    free(x.best)
+    free(x.prefix)
+    free(x.items)
+    if x.best == NULL or x.prefix == NULL or x.items == NULL:
         raise MemoryError()
-    with nogil:
-        for g in range(g_start, g_stop):
-            if stopped(flag):
-                break
-            n = largest_gains(&gains[0] + indptr[g], indptr[g + 1] - indptr[g], keep, best, items, flag)
-            e = gain_scale(best[0]) if n > 0 else 0
-            scale[g] = e
-            prefix[0] = 0.0
-            for i in range(n):
-                prefix[i + 1] = prefix[i] + scaled(best[i], e) / log2(i + 2.0)
-            for c in range(cutoffs.shape[0]):
-                out[g, c] = prefix[n if cutoffs[c] >= n else <Py_ssize_t>cutoffs[c]]
-    free(best)
-    free(prefix)
-    free(items)
 
 
 cdef struct Query:
@@ -765,34 +802,45 @@ cdef double judged_preferences(const Query* qu, double level, bint inferred) noe
     return total / qu.num_rel if qu.num_rel > 0 else 0.0
 
 
-cdef inline double label_gain(double label, const int64_t* levels, const double* gains,
-                              Py_ssize_t n_gains) noexcept nogil:
+cdef struct Spec:
+    # One measure column of trec_measures: its kind, real parameters, cutoff, ideal DCG
+    # (for this query) and custom ndcg gains.
+    TrecMeasure kind
+    const double* p            # the measure's real parameters
+    int64_t k                  # its cutoff (1 to 2**63 - 1) where it has one
+    double ideal               # ideal DCG times 2**ideal_scale, where it has one
+    int ideal_scale
+    const int64_t* levels      # custom gains: gains[i] for the integer label levels[i] (sorted)
+    const double* gains
+    Py_ssize_t n_gains
+
+
+cdef inline double label_gain(double label, const Spec* s) noexcept nogil:
     # trec_eval's ndcg gains: the custom gain of an integer label (levels sorted, any
     # int64; NONPOOL and UNJUDGED are the levels -1 and -2 that trec_eval gives documents
     # absent from the qrels and unjudged ones), else the label, and nothing below 0.
-    cdef Py_ssize_t lo = 0, hi = n_gains, mid
+    cdef Py_ssize_t lo = 0, hi = s.n_gains, mid
     cdef int64_t key
-    if n_gains > 0 and label == floor(label) and -9223372036854775808.0 <= label < 9223372036854775808.0:
+    if s.n_gains > 0 and label == floor(label) and -9223372036854775808.0 <= label < 9223372036854775808.0:
         key = <int64_t>label
         while lo < hi:
             mid = (lo + hi) >> 1
-            if levels[mid] < key:
+            if s.levels[mid] < key:
                 lo = mid + 1
             else:
                 hi = mid
-        if lo < n_gains and levels[lo] == key:
-            return gains[lo]
+        if lo < s.n_gains and s.levels[lo] == key:
+            return s.gains[lo]
     return label if label > 0 else 0.0
 
 
-cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gains, Py_ssize_t n_gains,
-                       int64_t k, int e, double* largest) noexcept nogil:
+cdef double gained_dcg(const Query* qu, const Spec* s, int64_t k, int e, double* largest) noexcept nogil:
     # DCG of the retrieved list down to rank k, its gains times 2**e (_gain.pxd), and the
     # largest |gain| it sums in ``largest``; under the expectation each position of a tie
     # group gets the group's mean gain. Summed in rank order, as trec_eval sums it.
     cdef Py_ssize_t start = 0, end, i, j = 0
     cdef int64_t rank, last = min(<int64_t>qu.ret, k)
-    cdef double total = 0.0, gain, one, most = 0.0, unjudged = label_gain(NONPOOL, levels, gains, n_gains)
+    cdef double total = 0.0, gain, one, most = 0.0, unjudged = label_gain(NONPOOL, s)
     largest[0] = 0.0
     if not qu.expected and unjudged != 0:
         # A gain for documents absent from the qrels (level -1): every rank counts.
@@ -800,7 +848,7 @@ cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gai
             if (rank & POLL_MASK) == 0 and stopped(qu.stop):
                 break
             if j < qu.m and rank_of(qu, j) == rank:
-                gain = label_gain(qu.rel[j], levels, gains, n_gains)
+                gain = label_gain(qu.rel[j], s)
                 j += 1
             else:
                 gain = unjudged
@@ -813,7 +861,7 @@ cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gai
         for i in range(qu.m):
             if rank_of(qu, i) > last or ((i & POLL_MASK) == 0 and stopped(qu.stop)):
                 break
-            gain = label_gain(qu.rel[i], levels, gains, n_gains)
+            gain = label_gain(qu.rel[i], s)
             if gain != 0:
                 most = max(most, fabs(gain))
                 total += scaled(gain, e) / log2(rank_of(qu, i) + 1.0)
@@ -825,7 +873,7 @@ cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gai
         for i in range(start, end):
             if (i & POLL_MASK) == 0 and stopped(qu.stop):
                 return total
-            one = label_gain(qu.rel[i], levels, gains, n_gains)
+            one = label_gain(qu.rel[i], s)
             most = max(most, fabs(one))
             gain += scaled(one, e)
         gain /= end - start
@@ -839,173 +887,248 @@ cdef double gained_dcg(const Query* qu, const int64_t* levels, const double* gai
     return total
 
 
-cdef double ndcg(const Query* qu, int64_t k, bint cut, double ideal, int ideal_scale, const int64_t* levels,
-                 const double* gains, Py_ssize_t n_gains) noexcept nogil:
+cdef double ndcg(const Query* qu, const Spec* s) noexcept nogil:
     # The DCG down to rank k (ndcg_cut's from the prefix sums) over the ideal DCG, which is
     # times 2**ideal_scale. A DCG below SAFE_GAIN is summed again with its gains scaled by
     # the largest of them, once a first pass has found it (_gain.pxd).
+    cdef bint cut = s.kind == TREC_NDCG_CUT
+    cdef int64_t k = s.k if cut else INT64_MAX
     cdef double value, largest = 0.0
     cdef int e = 0
-    if not ideal > 0:
+    if not s.ideal > 0:
         return 0.0
     if cut:
         value = at_cut(qu.dcg, qu, k)
     else:
-        value = gained_dcg(qu, levels, gains, n_gains, k, 0, &largest)
+        value = gained_dcg(qu, s, k, 0, &largest)
     if fabs(value) < SAFE_GAIN:
         if cut:
-            gained_dcg(qu, levels, gains, n_gains, k, 0, &largest)
+            gained_dcg(qu, s, k, 0, &largest)
         e = gain_scale(largest)
         if e > 0:
-            value = gained_dcg(qu, levels, gains, n_gains, k, e, &largest)
-    return scaled_ratio(value, e, ideal, ideal_scale)
+            value = gained_dcg(qu, s, k, e, &largest)
+    return scaled_ratio(value, e, s.ideal, s.ideal_scale)
 
 
-cdef double measure(const Query* qu, TrecMeasure kind, const double* p, int64_t k, double ideal, int ideal_scale,
-                    double level, const int64_t* levels, const double* gains, Py_ssize_t n_gains) noexcept nogil:
-    # p: the measure's real parameters; k: its cutoff (1 to 2**63 - 1) where it has one.
-    cdef double a = qu.rel_ret, ret = <double>qu.ret, r = qu.num_rel, value, cut
-    cdef Py_ssize_t i
-    if kind == NUM_RET:
+cdef double set_measure(const Query* qu, const Spec* s) noexcept nogil:
+    # The measures of the retrieved set and the counts: no rank enters them.
+    cdef double a = qu.rel_ret, ret = <double>qu.ret, r = qu.num_rel
+    cdef const double* p = s.p
+    if s.kind == TREC_NUM_RET:
         return ret
-    if kind == NUM_REL:
+    if s.kind == TREC_NUM_REL:
         return r
-    if kind == NUM_REL_RET:
+    if s.kind == TREC_NUM_REL_RET:
         return a
+    if s.kind == TREC_UTILITY:
+        return p[0] * a + p[1] * (ret - a) + p[2] * (r - a) + p[3] * (0.0 + a - ret - r)
+    if s.kind == TREC_SET_P:
+        return a / ret if ret > 0 else 0.0
+    if s.kind == TREC_SET_RELATIVE_P:
+        return a / min(ret, r) if ret > 0 and r > 0 else 0.0
+    if s.kind == TREC_SET_RECALL:
+        return a / r if r > 0 else 0.0
+    if s.kind == TREC_SET_MAP:
+        return a * a / (ret * r) if ret > 0 and r > 0 else 0.0
+    if s.kind == TREC_SET_F:
+        if a == 0:
+            return 0.0
+        return (p[0] + 1.0) * (a / ret) * (a / r) / (p[0] * (a / ret) + a / r)
+    # TREC_NUM_NONREL_JUDGED_RET
+    return qu.nonrel[qu.m]
+
+
+cdef double hit_measure(const Query* qu, double level, int64_t k, bint reciprocal) noexcept nogil:
+    # recip_rank (reciprocal) or success at k.
+    cdef Py_ssize_t i
+    if qu.expected:
+        return expected_first_hit(qu, level, k, reciprocal)
+    if not reciprocal:
+        return 1.0 if at_cut(qu.hits, qu, k) > 0 else 0.0
+    for i in range(qu.m):
+        if qu.rel[i] >= level:
+            return 1.0 / rank_of(qu, i)
+    return 0.0
+
+
+cdef double measure(const Query* qu, const Spec* s, double level) noexcept nogil:
+    cdef double a = qu.rel_ret, ret = <double>qu.ret, r = qu.num_rel, cut
+    cdef TrecMeasure kind = s.kind
+    cdef int64_t k = s.k
     # The geometric means (gm_map, gm_bpref) are taken over queries by the caller.
-    if kind == MAP or kind == GM_MAP:
+    if kind == TREC_MAP or kind == TREC_GM_MAP:
         return qu.ap[qu.m] / r if a > 0 else 0.0
-    if kind == MAP_CUT:
+    if kind == TREC_MAP_CUT:
         return at_cut(qu.ap, qu, k) / r if r > 0 else 0.0
-    if kind == RPREC:
+    if kind == TREC_RPREC:
         cut = min(ret, r)
         return at_cut(qu.hits, qu, <int64_t>cut) / r if cut > 0 else 0.0  # cut: a count, at most ret
-    if kind == BPREF or kind == GM_BPREF:
-        return judged_preferences(qu, level, False)
-    if kind == INFAP:
-        return judged_preferences(qu, level, True)
-    if kind == RECIP_RANK:
-        if qu.expected:
-            return expected_first_hit(qu, level, qu.ret, True)
-        for i in range(qu.m):
-            if qu.rel[i] >= level:
-                return 1.0 / rank_of(qu, i)
-        return 0.0
-    if kind == IPREC:
+    if kind == TREC_BPREF or kind == TREC_GM_BPREF or kind == TREC_INFAP:
+        return judged_preferences(qu, level, kind == TREC_INFAP)
+    if kind == TREC_RECIP_RANK or kind == TREC_SUCCESS:
+        return hit_measure(qu, level, qu.ret if kind == TREC_RECIP_RANK else k, kind == TREC_RECIP_RANK)
+    if kind == TREC_IPREC:
         # Recall point as a number of relevant documents, lround(p * R) as trec_eval 10.0
         # has it, decided in doubles first: points at or below 0 (negative fractions) get
         # the best precision anywhere, points beyond the relevant retrieved get 0.
-        cut = p[0] * r
+        cut = s.p[0] * r
         if qu.ret <= 0 or cut >= a + 0.5:
             return 0.0
         return qu.interpolated[lround(cut) if cut >= 0.5 else 0]
-    if kind == P:
+    if kind == TREC_P:
         return precision_at(qu, k)
-    if kind == RECALL:
+    if kind == TREC_RECALL:
         return at_cut(qu.hits, qu, k) / r if r > 0 else 0.0
-    if kind == RPREC_MULT:
+    if kind == TREC_RPREC_MULT:
         # trec_eval keeps the historical rounding (+0.9, truncated) for this one; a
         # cutoff below 1 gives 0, one beyond the list the relevant retrieved over it.
-        cut = trunc(p[0] * r + 0.9)
+        cut = trunc(s.p[0] * r + 0.9)
         if cut < 1:
             return 0.0
         # 1 <= cut < ret here: p is finite (|p| <= 9999.99, trec/names.py) and r a count.
         return at_cut(qu.hits, qu, qu.ret if cut >= ret else <int64_t>cut) / cut
-    if kind == RELATIVE_P:
+    if kind == TREC_RELATIVE_P:
         return at_cut(qu.hits, qu, k) / min(<double>k, r) if r > 0 else 0.0
-    if kind == SUCCESS:
-        if qu.expected:
-            return expected_first_hit(qu, level, k, False)
-        return 1.0 if at_cut(qu.hits, qu, k) > 0 else 0.0
-    if kind == UTILITY:
-        return p[0] * a + p[1] * (ret - a) + p[2] * (r - a) + p[3] * (0.0 + a - ret - r)
-    if kind == NDCG or kind == NDCG_CUT:
-        return ndcg(qu, k if kind == NDCG_CUT else INT64_MAX, kind == NDCG_CUT, ideal, ideal_scale, levels, gains,
-                    n_gains)
-    if kind == SET_P:
-        return a / ret if ret > 0 else 0.0
-    if kind == SET_RELATIVE_P:
-        return a / min(ret, r) if ret > 0 and r > 0 else 0.0
-    if kind == SET_RECALL:
-        return a / r if r > 0 else 0.0
-    if kind == SET_MAP:
-        return a * a / (ret * r) if ret > 0 and r > 0 else 0.0
-    if kind == SET_F:
-        if a == 0:
-            return 0.0
-        return (p[0] + 1.0) * (a / ret) * (a / r) / (p[0] * (a / ret) + a / r)
-    # NUM_NONREL_JUDGED_RET
-    return qu.nonrel[qu.m]
+    if kind == TREC_NDCG or kind == TREC_NDCG_CUT:
+        return ndcg(qu, s)
+    return set_measure(qu, s)
 
 
-def trec_measures(const double[::1] entry_rel, const int64_t[::1] entry_rank, const double[::1] scores,
-                  const int64_t[::1] entry_start, const int64_t[::1] n_entries, const int64_t[::1] num_ret,
-                  const double[::1] num_rel, const double[::1] num_nonrel,
-                  const int32_t[::1] kinds, const double[:, ::1] params, const int64_t[::1] cutoffs,
-                  const double[:, ::1] ideal, const int32_t[:, ::1] ideal_scale,
-                  const int64_t[::1] gain_levels, const double[::1] gain_values,
-                  const int64_t[::1] gain_start, double level, bint expected,
-                  Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out, const uint8_t[::1] stop=None):
-    """Every measure of ``kinds`` for queries ``q_start:q_stop`` into ``out[q, m]``.
+cdef struct Columns:
+    # trec_measures' measure columns (its docstring).
+    const int32_t* kinds
+    const double* params       # params_per_measure per measure
+    Py_ssize_t params_per_measure
+    const int64_t* cutoffs
+    const double* ideal        # n_measures per query
+    const int32_t* ideal_scale
+    const int64_t* gain_levels
+    const double* gain_values
+    const int64_t* gain_start
+    Py_ssize_t n
 
-    Query ``q``'s entries are ``n_entries[q]`` rows from ``entry_start[q]``: relevance
-    values ``entry_rel`` at 1-based ranks ``entry_rank`` (increasing; the judged
-    documents, from :func:`rank_judged`), or, with ``expected``, the whole ranked list
-    with its ``scores`` (from :func:`rank_relevance`; ``entry_rank`` is unused), since
-    the expectation over ties needs the tie groups. The first ``num_ret[q]`` ranks are
-    retrieved. ``params[m]`` holds
-    measure ``m``'s real parameters (recall fraction, utility coefficients ...),
-    ``cutoffs[m]`` its cutoff (1 to 2**63 - 1) where it has one, ``ideal[q, m]`` its
-    ideal DCG times 2**``ideal_scale[q, m]`` where it has one (from :func:`ideal_dcg`), and ``gain_start[m]:gain_start[m + 1]`` its custom ndcg
-    gains: ``gain_values`` for the integer labels ``gain_levels`` (sorted; other labels
-    are their own gain).
-    With ``expected``, every measure is its exact expectation over the orderings of
-    tied scores; the caller only asks for those that have one. Returns early once ``stop``
-    (``_stop.pxd``) is set.
+
+cdef Columns columns_of(tuple columns):
+    # The tuple's arrays outlive the call that reads them through the result.
+    cdef const int32_t[::1] kinds
+    cdef const double[:, ::1] params, ideal
+    cdef const int64_t[::1] cutoffs, gain_levels, gain_start
+    cdef const int32_t[:, ::1] ideal_scale
+    cdef const double[::1] gain_values
+    cdef Columns c
+    kinds, params, cutoffs, ideal, ideal_scale, gain_levels, gain_values, gain_start = columns
+    c.n = kinds.shape[0]
+    c.kinds = &kinds[0] if c.n > 0 else NULL
+    c.params = &params[0, 0] if c.n > 0 else NULL
+    c.params_per_measure = params.shape[1]
+    c.cutoffs = ints(cutoffs)
+    c.ideal = &ideal[0, 0] if ideal.shape[0] > 0 and c.n > 0 else NULL
+    c.ideal_scale = &ideal_scale[0, 0] if ideal_scale.shape[0] > 0 and c.n > 0 else NULL
+    c.gain_levels, c.gain_values, c.gain_start = ints(gain_levels), reals(gain_values), ints(gain_start)
+    return c
+
+
+cdef inline void spec_of(Spec* s, const Columns* c, Py_ssize_t q, Py_ssize_t m) noexcept nogil:
+    cdef int64_t first = c.gain_start[m]
+    s.kind = <TrecMeasure>c.kinds[m]
+    s.p = c.params + c.params_per_measure * m
+    s.k = c.cutoffs[m]
+    s.ideal = c.ideal[q * c.n + m]
+    s.ideal_scale = c.ideal_scale[q * c.n + m]
+    s.n_gains = c.gain_start[m + 1] - first
+    s.levels = c.gain_levels + first if s.n_gains > 0 else NULL
+    s.gains = c.gain_values + first if s.n_gains > 0 else NULL
+
+
+cdef struct Ranked:
+    # trec_measures' entries and judgement counts (its docstring).
+    const double* entry_rel
+    const int64_t* entry_rank
+    const double* scores
+    const int64_t* entry_start
+    const int64_t* n_entries
+    const int64_t* num_ret
+    const double* num_rel
+    const double* num_nonrel
+
+
+cdef Ranked ranked_of(tuple entries, tuple counts):
+    # The tuples' arrays outlive the call that reads them through the result.
+    cdef const double[::1] entry_rel, scores, num_rel, num_nonrel
+    cdef const int64_t[::1] entry_rank, entry_start, n_entries, num_ret
+    cdef Ranked r
+    entry_rel, entry_rank, scores, entry_start, n_entries = entries
+    num_ret, num_rel, num_nonrel = counts
+    r.entry_rel, r.entry_rank, r.scores = reals(entry_rel), ints(entry_rank), reals(scores)
+    r.entry_start, r.n_entries = ints(entry_start), ints(n_entries)
+    r.num_ret, r.num_rel, r.num_nonrel = ints(num_ret), reals(num_rel), reals(num_nonrel)
+    return r
+
+
+cdef inline void query_of(Query* qu, const Ranked* r, Py_ssize_t q) noexcept nogil:
+    # Points ``qu`` at query q's entries; its prefix sums are still to be prepared.
+    qu.n = r.n_entries[q]
+    qu.rel = NULL
+    qu.rank = NULL
+    qu.score = NULL
+    if qu.n > 0:
+        qu.rel = r.entry_rel + r.entry_start[q]
+        if qu.dense:
+            qu.score = r.scores + r.entry_start[q]
+        else:
+            qu.rank = r.entry_rank + r.entry_start[q]
+    qu.ret = r.num_ret[q]
+    qu.m = qu.n
+    qu.m = entries_to(qu, qu.ret)
+    qu.num_rel = r.num_rel[q]
+    qu.num_nonrel = r.num_nonrel[q]
+
+
+def trec_measures(tuple entries, tuple counts, tuple columns, double level, bint expected, Py_ssize_t q_start,
+                  Py_ssize_t q_stop, double[:, ::1] out, const uint8_t[::1] stop=None):
+    """Every measure of ``columns`` for queries ``q_start:q_stop`` into ``out[q, m]``.
+
+    ``entries`` is ``(entry_rel, entry_rank, scores, entry_start, n_entries)``: query
+    ``q``'s entries are ``n_entries[q]`` rows from ``entry_start[q]``, relevance values
+    ``entry_rel`` at 1-based ranks ``entry_rank`` (increasing; the judged documents, from
+    :func:`rank_judged`), or, with ``expected``, the whole ranked list with its ``scores``
+    (from :func:`rank_relevance`; ``entry_rank`` is unused), since the expectation over
+    ties needs the tie groups. ``counts`` is ``(num_ret, num_rel, num_nonrel)``: the first
+    ``num_ret[q]`` ranks are retrieved. ``columns`` is ``(kinds, params, cutoffs, ideal,
+    ideal_scale, gain_levels, gain_values, gain_start)``: measure ``m`` is the TrecMeasure
+    ``kinds[m]``, ``params[m]`` holds its real parameters (recall fraction, utility
+    coefficients ...), ``cutoffs[m]`` its cutoff (1 to 2**63 - 1) where it has one,
+    ``ideal[q, m]`` its ideal DCG times 2**``ideal_scale[q, m]`` where it has one (from
+    :func:`ideal_dcg`), and ``gain_start[m]:gain_start[m + 1]`` its custom ndcg gains:
+    ``gain_values`` for the integer labels ``gain_levels`` (sorted; other labels are their
+    own gain). With ``expected``, every measure is its exact expectation over the
+    orderings of tied scores; the caller only asks for those that have one. Returns early
+    once ``stop`` (``_stop.pxd``) is set.
     """
-    cdef Py_ssize_t q, m, longest = 0, n_measures = kinds.shape[0], first
+    cdef Py_ssize_t q, m, longest = 0
     cdef Query qu
+    cdef Spec s
+    cdef Ranked r = ranked_of(entries, counts)
+    cdef Columns c = columns_of(columns)
     cdef double* work
     for q in range(q_start, q_stop):
-        longest = max(longest, n_entries[q])
+        longest = max(longest, r.n_entries[q])
     work = <double*>malloc(5 * (longest + 1) * sizeof(double))
     if work == NULL:
         raise MemoryError()
-    qu.hits = work
-    qu.ap = work + (longest + 1)
-    qu.dcg = work + 2 * (longest + 1)
-    qu.nonrel = work + 3 * (longest + 1)
-    qu.interpolated = work + 4 * (longest + 1)
-    qu.expected = expected
-    qu.dense = expected
+    qu.hits, qu.ap, qu.dcg = work, work + (longest + 1), work + 2 * (longest + 1)
+    qu.nonrel, qu.interpolated = work + 3 * (longest + 1), work + 4 * (longest + 1)
+    qu.expected = qu.dense = expected
     qu.stop = flag_of(stop)
     with nogil:
         for q in range(q_start, q_stop):
             if stopped(qu.stop):
                 break
-            qu.n = n_entries[q]
-            qu.rel = NULL
-            qu.rank = NULL
-            qu.score = NULL
-            if qu.n > 0:
-                qu.rel = &entry_rel[entry_start[q]]
-                if qu.dense:
-                    qu.score = &scores[entry_start[q]]
-                else:
-                    qu.rank = &entry_rank[entry_start[q]]
-            qu.ret = num_ret[q]
-            qu.m = qu.n
-            qu.m = entries_to(&qu, qu.ret)
-            qu.num_rel = num_rel[q]
-            qu.num_nonrel = num_nonrel[q]
+            query_of(&qu, &r, q)
             prepare(&qu, level)
             if was_stopped(qu.stop):  # the prefix sums may be incomplete
                 break
-            for m in range(n_measures):
-                first = gain_start[m]
-                out[q, m] = measure(&qu, <TrecMeasure>kinds[m], &params[m, 0], cutoffs[m], ideal[q, m],
-                                    ideal_scale[q, m], level,
-                                    &gain_levels[0] + first if gain_start[m + 1] > first else NULL,
-                                    &gain_values[0] + first if gain_start[m + 1] > first else NULL,
-                                    gain_start[m + 1] - first)
+            for m in range(c.n):
+                spec_of(&s, &c, q, m)
+                out[q, m] = measure(&qu, &s, level)
     free(work)

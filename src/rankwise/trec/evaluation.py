@@ -25,14 +25,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core._enums import TieKey, TrecMeasure
 from .._core.duplicates import duplicate_message, first_duplicate_codes
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
 from .._core.results import Results
+from .._core.strings import StringTable
 from .._core.validation import as_array, as_real, check_choice, check_flag, value_error
 from ._ids import group_by_query
 from ._trec import (
-    TieKey,
-    TrecMeasure,
     ideal_dcg,
     judge,
     judgement_counts,
@@ -44,7 +44,6 @@ from .ids import IdColumns, as_ids, byte_order, canonical_ints, id_columns
 from .io import (
     PathName,
     Source,
-    StringTable,
     TrecColumns,
     check_ids,
     check_run_name,
@@ -749,13 +748,18 @@ class _Join:
             return TieKey.TIE_DECIMAL, np.empty(0, dtype=np.int64), label_order
         return TieKey.TIE_MAPPED, self.run.docno_descending(), label_order
 
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The join as the kernels take it (``_trec.judge``'s ``join``)."""
+        return (self.run.docs, self.doc_map, self.run_start, self.run_stop, self.qrels_query,
+                self.qrels_indptr, self.qrels_keys, self.qrels_rel)
+
     def judge(self, threads: int) -> np.ndarray:
         """Relevance value of every run row of the evaluated queries (other rows undefined)."""
         rels = np.empty(self.run.docs.shape[0])
+        arrays = self.arrays()
 
         def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
-            judge(self.run.docs, self.doc_map, self.run_start, self.run_stop, self.qrels_query,
-                  self.qrels_indptr, self.qrels_keys, self.qrels_rel, q_start, q_stop, rels, stop)
+            judge(arrays, q_start, q_stop, rels, stop)
 
         run_over_queries(task, self.cost, threads)
         return rels
@@ -919,7 +923,7 @@ def _ideal(qs: _Side, specs: Sequence[TrecSpec], queries: np.ndarray,
     out_scale = np.zeros((queries.shape[0], len(specs)), dtype=np.int32)
     groups: dict[tuple[str, tuple[tuple[float, float], ...]], list[int]] = {}
     for m, spec in enumerate(specs):
-        if spec.kind in (TrecMeasure.NDCG, TrecMeasure.NDCG_CUT):
+        if spec.kind in (TrecMeasure.TREC_NDCG, TrecMeasure.TREC_NDCG_CUT):
             groups.setdefault((spec.root, spec.gains), []).append(m)
     for columns in groups.values():
         cutoffs = np.array([specs[m].cutoff or _NO_CUTOFF for m in columns], dtype=np.int64)
@@ -1157,10 +1161,11 @@ def _evaluate(join: _Join, specs: Sequence[TrecSpec], ties: str, level: float, l
             params[m, :len(spec.params)] = spec.params
     out = np.empty((n_queries, len(specs)))
 
+    counts = (num_ret, num_rel, num_nonrel)
+    columns = (kinds, params, cutoffs, ideal, ideal_scale, gain_levels, gain_values, gain_start)
+
     def measure(q_start: int, q_stop: int, stop: np.ndarray) -> None:
-        trec_measures(*entries, num_ret, num_rel, num_nonrel, kinds, params, cutoffs, ideal, ideal_scale,
-                      gain_levels, gain_values, gain_start, level, ties == "expected", q_start, q_stop, out,
-                      stop)
+        trec_measures(entries, counts, columns, level, ties == "expected", q_start, q_stop, out, stop)
 
     run_over_queries(measure, join.cost, threads)
     absent = num_ret == 0
@@ -1241,13 +1246,12 @@ def _rank_judged(join: _Join, ties: str, threads: int) -> _Entries:
     entry_rank = np.empty(int(capacity.sum()), dtype=np.int64)
     entry_rel = np.empty(entry_rank.shape[0])
     n_entries = np.empty(join.lengths.shape[0], dtype=np.int64)
-    tie, tie_map, label_order = join.tie_order(ties)
+    order = join.tie_order(ties)
     scores = np.ascontiguousarray(join.run.values)
+    arrays, out = join.arrays(), (entry_start, entry_rank, entry_rel, n_entries)
 
     def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
-        rank_judged(scores, join.run.docs, join.doc_map, tie, tie_map, label_order, join.run_start,
-                    join.run_stop, join.qrels_query, join.qrels_indptr, join.qrels_keys, join.qrels_rel,
-                    entry_start, q_start, q_stop, entry_rank, entry_rel, n_entries, stop)
+        rank_judged(scores, arrays, order, out, q_start, q_stop, stop)
 
     run_over_queries(task, join.cost, threads)
     return entry_rel, entry_rank, np.empty(0), entry_start, n_entries

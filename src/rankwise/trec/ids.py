@@ -17,9 +17,9 @@ import numpy as np
 from .._core._duplicates import first_duplicate
 from .._core.duplicates import duplicate_message, first_duplicate_rows
 from .._core.parallel import run_alone
+from .._core.strings import StringTable
 from .._core.validation import as_array
 from ._ids import decimal_keys, group_by_query, run_starts
-from .io import StringTable
 
 __all__ = ["IdColumns", "as_ids", "byte_order", "canonical_ints", "id_columns"]
 

@@ -14,10 +14,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .._core._enums import Metric
+from .._core._enums import Metric, TrecMeasure
 from .._core.names import split_parameters, unknown_name
 from ..lists.names import MetricSpec, parse_metric
-from ._trec import TrecMeasure
 
 __all__ = ["TrecSpec", "parse_trec_measures", "UNSUPPORTED"]
 
@@ -37,33 +36,33 @@ class _Root:
 _ROOTS = {
     "runid": _Root(None, "none"),
     "num_q": _Root(None, "none"),
-    "num_ret": _Root(TrecMeasure.NUM_RET, "none"),
-    "num_rel": _Root(TrecMeasure.NUM_REL, "none"),
-    "num_rel_ret": _Root(TrecMeasure.NUM_REL_RET, "none"),
-    "map": _Root(TrecMeasure.MAP, "none"),
-    "gm_map": _Root(TrecMeasure.GM_MAP, "none"),
-    "Rprec": _Root(TrecMeasure.RPREC, "none"),
-    "bpref": _Root(TrecMeasure.BPREF, "none"),
-    "recip_rank": _Root(TrecMeasure.RECIP_RANK, "none"),
-    "iprec_at_recall": _Root(TrecMeasure.IPREC, "fractions", _RECALL_POINTS),
-    "P": _Root(TrecMeasure.P, "cuts", _CUTS),
-    "recall": _Root(TrecMeasure.RECALL, "cuts", _CUTS),
-    "infAP": _Root(TrecMeasure.INFAP, "none"),
-    "gm_bpref": _Root(TrecMeasure.GM_BPREF, "none"),
-    "Rprec_mult": _Root(TrecMeasure.RPREC_MULT, "fractions", tuple(i / 5 for i in range(1, 11))),
-    "utility": _Root(TrecMeasure.UTILITY, "coefficients", (1.0, -1.0, 0.0, 0.0)),
+    "num_ret": _Root(TrecMeasure.TREC_NUM_RET, "none"),
+    "num_rel": _Root(TrecMeasure.TREC_NUM_REL, "none"),
+    "num_rel_ret": _Root(TrecMeasure.TREC_NUM_REL_RET, "none"),
+    "map": _Root(TrecMeasure.TREC_MAP, "none"),
+    "gm_map": _Root(TrecMeasure.TREC_GM_MAP, "none"),
+    "Rprec": _Root(TrecMeasure.TREC_RPREC, "none"),
+    "bpref": _Root(TrecMeasure.TREC_BPREF, "none"),
+    "recip_rank": _Root(TrecMeasure.TREC_RECIP_RANK, "none"),
+    "iprec_at_recall": _Root(TrecMeasure.TREC_IPREC, "fractions", _RECALL_POINTS),
+    "P": _Root(TrecMeasure.TREC_P, "cuts", _CUTS),
+    "recall": _Root(TrecMeasure.TREC_RECALL, "cuts", _CUTS),
+    "infAP": _Root(TrecMeasure.TREC_INFAP, "none"),
+    "gm_bpref": _Root(TrecMeasure.TREC_GM_BPREF, "none"),
+    "Rprec_mult": _Root(TrecMeasure.TREC_RPREC_MULT, "fractions", tuple(i / 5 for i in range(1, 11))),
+    "utility": _Root(TrecMeasure.TREC_UTILITY, "coefficients", (1.0, -1.0, 0.0, 0.0)),
     "11pt_avg": _Root(None, "points", _RECALL_POINTS),
-    "ndcg": _Root(TrecMeasure.NDCG, "gains"),
-    "ndcg_cut": _Root(TrecMeasure.NDCG_CUT, "cuts", _CUTS),
-    "map_cut": _Root(TrecMeasure.MAP_CUT, "cuts", _CUTS),
-    "relative_P": _Root(TrecMeasure.RELATIVE_P, "cuts", _CUTS),
-    "success": _Root(TrecMeasure.SUCCESS, "cuts", (1, 5, 10)),
-    "set_P": _Root(TrecMeasure.SET_P, "none"),
-    "set_relative_P": _Root(TrecMeasure.SET_RELATIVE_P, "none"),
-    "set_recall": _Root(TrecMeasure.SET_RECALL, "none"),
-    "set_map": _Root(TrecMeasure.SET_MAP, "none"),
-    "set_F": _Root(TrecMeasure.SET_F, "coefficients", (1.0,)),
-    "num_nonrel_judged_ret": _Root(TrecMeasure.NUM_NONREL_JUDGED_RET, "none"),
+    "ndcg": _Root(TrecMeasure.TREC_NDCG, "gains"),
+    "ndcg_cut": _Root(TrecMeasure.TREC_NDCG_CUT, "cuts", _CUTS),
+    "map_cut": _Root(TrecMeasure.TREC_MAP_CUT, "cuts", _CUTS),
+    "relative_P": _Root(TrecMeasure.TREC_RELATIVE_P, "cuts", _CUTS),
+    "success": _Root(TrecMeasure.TREC_SUCCESS, "cuts", (1, 5, 10)),
+    "set_P": _Root(TrecMeasure.TREC_SET_P, "none"),
+    "set_relative_P": _Root(TrecMeasure.TREC_SET_RELATIVE_P, "none"),
+    "set_recall": _Root(TrecMeasure.TREC_SET_RECALL, "none"),
+    "set_map": _Root(TrecMeasure.TREC_SET_MAP, "none"),
+    "set_F": _Root(TrecMeasure.TREC_SET_F, "coefficients", (1.0,)),
+    "num_nonrel_judged_ret": _Root(TrecMeasure.TREC_NUM_NONREL_JUDGED_RET, "none"),
 }
 _ORDER = {root: i for i, root in enumerate(_ROOTS)}
 _LOWER = {root.lower(): root for root in _ROOTS}

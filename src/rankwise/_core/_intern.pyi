@@ -1,0 +1,22 @@
+import numpy as np
+import numpy.typing as npt
+
+def intern(
+    data: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    hash_mask: int = ...,
+    stop: npt.NDArray[np.uint8] | None = ...,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]] | None: ...
+def lookup(
+    data: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    other_data: npt.NDArray[np.uint8],
+    other_offsets: npt.NDArray[np.int64],
+    hash_mask: int = ...,
+    stop: npt.NDArray[np.uint8] | None = ...,
+) -> npt.NDArray[np.int64] | None: ...
+def byte_ranks(
+    data: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    stop: npt.NDArray[np.uint8] | None = ...,
+) -> npt.NDArray[np.int64] | None: ...

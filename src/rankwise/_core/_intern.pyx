@@ -1,0 +1,314 @@
+"""Python-visible string-table kernels: interning, lookup and byte order (``_intern.pxd``)."""
+import numpy as np
+
+from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memset
+
+from rankwise._core._sort cimport Keyed, merge_sort
+from rankwise._core._stop cimport POLL_MASK, flag_of, stopped, was_stopped
+
+
+cdef int interner_init(Interner* t, const uint8_t* base, int64_t expected) noexcept nogil:
+    cdef uint64_t n_slots = MIN_SLOTS
+    memset(t, 0, sizeof(Interner))
+    t.base = base
+    t.hash_mask = ~(<uint64_t>0)
+    while n_slots < 2 * <uint64_t>expected:
+        n_slots <<= 1
+    t.slots = <Slot*>malloc(n_slots * sizeof(Slot))
+    t.capacity = max(expected, <int64_t>MIN_SLOTS)
+    t.entries = <Entry*>malloc(t.capacity * sizeof(Entry))
+    if t.slots == NULL or t.entries == NULL:
+        return -1
+    memset(t.slots, 0xFF, n_slots * sizeof(Slot))
+    t.mask = n_slots - 1
+    return 0
+
+
+cdef void interner_free(Interner* t) noexcept nogil:
+    free(t.slots)
+    free(t.entries)
+    memset(t, 0, sizeof(Interner))
+
+
+cdef int interner_grow_slots(Interner* t) noexcept nogil:
+    cdef uint64_t n_slots = (t.mask + 1) << 1
+    cdef uint64_t mask = n_slots - 1, i, h
+    cdef int64_t c
+    cdef Slot* slots = <Slot*>malloc(n_slots * sizeof(Slot))
+    if slots == NULL:
+        return -1
+    memset(slots, 0xFF, n_slots * sizeof(Slot))
+    # Hashes are not stored (a third less memory per string): codes are numbered in the
+    # order their bytes appear, so rehashing streams through the base buffer.
+    for c in range(t.size):
+        h = interner_hash(t, t.base + t.entries[c].start, t.entries[c].length)
+        i = (h >> 32) & mask
+        while slots[i].code >= 0:
+            i = (i + 1) & mask
+        slots[i].code = <int32_t>c
+        slots[i].tag = <uint32_t>h
+    free(t.slots)
+    t.slots = slots
+    t.mask = mask
+    return 0
+
+
+cdef int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noexcept nogil:
+    """The code of the span base[start:start + n], adding it if new; -1 if out of memory."""
+    cdef int64_t found = interner_find(t, t.base + start, n, h)
+    cdef uint64_t i
+    cdef void* grown
+    if found >= 0:
+        return found
+    if t.size >= INT32_MAX:
+        return -1
+    if t.size == t.capacity:
+        grown = realloc(t.entries, 2 * t.capacity * sizeof(Entry))
+        if grown == NULL:
+            return -1
+        t.entries = <Entry*>grown
+        t.capacity *= 2
+    if 2 * <uint64_t>(t.size + 1) > t.mask + 1:
+        if interner_grow_slots(t) < 0:
+            return -1
+        found = interner_find(t, t.base + start, n, h)
+    i = <uint64_t>(-1 - found)
+    t.slots[i].code = <int32_t>t.size
+    t.slots[i].tag = <uint32_t>h
+    t.entries[t.size].start = start
+    t.entries[t.size].length = n
+    t.size += 1
+    return t.size - 1
+
+
+cdef void prefetch_matches(const Interner* t, const Probe* probes, Py_ssize_t n) noexcept nogil:
+    # A big table answers each probe with up to three cache misses in a chain: the slot,
+    # the entry, the stored bytes. probe_init asked for the slots; asking for the next
+    # links of a whole batch at a time lets the misses of many probes overlap. Only the
+    # first slot is followed: at most half full, the table rarely needs more.
+    cdef Py_ssize_t i
+    cdef const Slot* s
+    for i in range(n):
+        s = &t.slots[slot_of(t, probes[i].hash)]
+        if s.code >= 0 and s.tag == <uint32_t>probes[i].hash:
+            prefetch(&t.entries[s.code])
+    for i in range(n):
+        s = &t.slots[slot_of(t, probes[i].hash)]
+        if s.code >= 0 and s.tag == <uint32_t>probes[i].hash:
+            prefetch(t.base + t.entries[s.code].start)
+
+
+cdef int add_batch(Interner* t, const Probe* probes, Py_ssize_t n, int64_t* codes,
+                   Py_ssize_t stride) noexcept nogil:
+    """Intern probes whose bytes lie in ``t.base``; code i goes to ``codes[i * stride]``."""
+    cdef Py_ssize_t i
+    cdef int64_t code
+    prefetch_matches(t, probes, n)
+    for i in range(n):
+        code = interner_add(t, probes[i].start, probes[i].length, probes[i].hash)
+        if code < 0:
+            return -1
+        codes[i * stride] = code
+    return 0
+
+
+cdef int intern_spans(Interner* t, const int64_t* offsets, Py_ssize_t n, int64_t* codes,
+                      Py_ssize_t stride, const uint8_t* flag) noexcept nogil:
+    """Intern ``t.base[offsets[i]:offsets[i + 1]]`` for each i; code i to ``codes[i * stride]``.
+
+    Stops early, leaving later codes unset, once ``flag`` is set.
+    """
+    cdef Probe probes[BATCH]
+    cdef Py_ssize_t i = 0, j, stop
+    while i < n:
+        if (i & POLL_MASK) == 0 and stopped(flag):
+            return 0
+        stop = min(i + BATCH, n)
+        for j in range(i, stop):
+            probe_init(t, &probes[j - i], t.base, offsets[j], offsets[j + 1] - offsets[j])
+        if add_batch(t, probes, stop - i, codes + i * stride, stride) < 0:
+            return -1
+        i = stop
+    return 0
+
+
+cdef tuple interner_table(const Interner* t):
+    """The interned strings, in code order, as (data, offsets)."""
+    cdef int64_t c, total = 0
+    for c in range(t.size):
+        total += t.entries[c].length
+    data = np.empty(total, dtype=np.uint8)
+    offsets = np.empty(t.size + 1, dtype=np.int64)
+    cdef uint8_t[::1] d = data
+    cdef int64_t[::1] o = offsets
+    cdef uint8_t* out = &d[0] if total > 0 else NULL
+    with nogil:
+        total = 0
+        o[0] = 0
+        for c in range(t.size):
+            if t.entries[c].length > 0:
+                memcpy(out + total, t.base + t.entries[c].start, t.entries[c].length)
+            total += t.entries[c].length
+            o[c + 1] = total
+    return data, offsets
+
+
+def intern(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_mask=~0,
+           const uint8_t[::1] stop=None):
+    """Intern the strings ``data[offsets[i]:offsets[i + 1]]``.
+
+    Returns ``(codes, table_data, table_offsets)``: one int64 code per input string, and
+    the unique strings in first-seen order. ``hash_mask`` (tests only) clears hash bits
+    to force collisions. Returns None once ``stop`` (the call's stop flag, ``_stop.pxd``)
+    is set.
+    """
+    cdef Py_ssize_t n = offsets.shape[0] - 1
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef Interner t
+    codes = np.empty(max(n, 1), dtype=np.int64)
+    cdef int64_t[::1] out = codes
+    cdef int failed = interner_init(&t, pointer(data), n)
+    t.hash_mask = hash_mask
+    try:
+        if failed == 0:
+            with nogil:
+                failed = intern_spans(&t, &offsets[0], n, &out[0], 1, flag)
+        if failed:
+            raise MemoryError()
+        if was_stopped(flag):
+            return None
+        table_data, table_offsets = interner_table(&t)
+    finally:
+        interner_free(&t)
+    return codes[:n], table_data, table_offsets
+
+
+def lookup(const uint8_t[::1] data, const int64_t[::1] offsets,
+           const uint8_t[::1] other_data, const int64_t[::1] other_offsets, uint64_t hash_mask=~0,
+           const uint8_t[::1] stop=None):
+    """For each string of the other table, its index in the first one, or -1 if absent.
+
+    A string held twice in the first table maps to its first index. ``hash_mask`` and
+    ``stop`` as in :func:`intern`.
+    """
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef Py_ssize_t i, j, stop_, n = offsets.shape[0] - 1, m = other_offsets.shape[0] - 1
+    cdef const uint8_t* other = pointer(other_data)
+    cdef int64_t found, ignored
+    cdef Probe probes[BATCH]
+    cdef Interner t
+    codes = np.empty(m, dtype=np.int64)
+    cdef int64_t[::1] out = codes
+    cdef int failed = interner_init(&t, pointer(data), n)
+    t.hash_mask = hash_mask
+    try:
+        if failed == 0:
+            with nogil:
+                failed = intern_spans(&t, &offsets[0], n, &ignored, 0, flag)
+                i = 0
+                while failed == 0 and i < m:
+                    if (i & POLL_MASK) == 0 and stopped(flag):
+                        break
+                    stop_ = min(i + BATCH, m)
+                    for j in range(i, stop_):
+                        probe_init(&t, &probes[j - i], other, other_offsets[j],
+                                   other_offsets[j + 1] - other_offsets[j])
+                    prefetch_matches(&t, probes, stop_ - i)
+                    for j in range(i, stop_):
+                        found = interner_find(&t, other + probes[j - i].start,
+                                              probes[j - i].length, probes[j - i].hash)
+                        out[j] = found if found >= 0 else -1
+                    i = stop_
+        if failed:
+            raise MemoryError()
+        if was_stopped(flag):
+            return None
+    finally:
+        interner_free(&t)
+    return codes
+
+
+# ---------------------------------------------------------------------------- byte order
+
+cdef inline int compare_spans(const uint8_t* base, const int64_t* offsets, int64_t a,
+                              int64_t b) noexcept nogil:
+    cdef int64_t la = offsets[a + 1] - offsets[a], lb = offsets[b + 1] - offsets[b]
+    cdef int r = memcmp(base + offsets[a], base + offsets[b], min(la, lb))
+    if r != 0:
+        return r
+    return (la > lb) - (la < lb)
+
+
+cdef inline bint bytes_before(const void* spans, const Keyed* x, const Keyed* y) noexcept nogil:
+    # A Keyed's key is 8 bytes of its string from the shared prefix on, big-endian, zero
+    # padded. All strings share the bytes before the key, so different keys differ in the
+    # key's first 8 bytes, where a missing byte reads as 0: below any byte a longer string
+    # has there, unless that byte is 0, in which case the keys are equal. So different keys
+    # decide the order and equal keys need the full comparison.
+    cdef const Spans* t = <const Spans*>spans
+    if x.key != y.key:
+        return x.key < y.key
+    return compare_spans(t.base, t.offsets, x.index, y.index) < 0
+
+
+cdef int64_t shared_prefix(const uint8_t* base, const int64_t* offsets, Py_ssize_t n,
+                           const uint8_t* flag) noexcept nogil:
+    # Length of the prefix common to all strings. Ids of one collection often share a
+    # long one ("msmarco_passage_", "clueweb09-en"), which would make leading keys useless.
+    cdef int64_t i, j, shared
+    if n == 0:
+        return 0
+    shared = offsets[1] - offsets[0]
+    for i in range(1, n):
+        if (i & POLL_MASK) == 0 and stopped(flag):
+            break
+        shared = min(shared, offsets[i + 1] - offsets[i])
+        j = 0
+        while j < shared and base[offsets[i] + j] == base[offsets[0] + j]:
+            j += 1
+        shared = j
+        if shared == 0:
+            break
+    return shared
+
+
+def byte_ranks(const uint8_t[::1] data, const int64_t[::1] offsets, const uint8_t[::1] stop=None):
+    """Rank (0-based) of each string when all are sorted by their bytes, ascending.
+
+    Bytes compare as unsigned (memcmp); a proper prefix sorts first. Equal strings get
+    distinct ranks in input order (the sort is stable). Returns None once ``stop`` (the
+    call's stop flag, ``_stop.pxd``) is set.
+    """
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef Py_ssize_t i, j, n = offsets.shape[0] - 1
+    cdef int64_t skip, length
+    cdef const uint8_t* base = pointer(data)
+    cdef Keyed* items = <Keyed*>malloc(max(n, 1) * sizeof(Keyed))
+    cdef Keyed* tmp = <Keyed*>malloc(max(n, 1) * sizeof(Keyed))
+    cdef uint64_t key
+    cdef Spans spans = Spans(base, &offsets[0])
+    ranks = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = ranks
+    try:
+        if items == NULL or tmp == NULL:
+            raise MemoryError()
+        with nogil:
+            skip = shared_prefix(base, &offsets[0], n, flag)
+            for i in range(n):
+                length = min(offsets[i + 1] - offsets[i] - skip, 8)
+                key = 0
+                for j in range(8):
+                    key = (key << 8) | (base[offsets[i] + skip + j] if j < length else 0)
+                items[i].key = key
+                items[i].index = i
+            merge_sort(items, tmp, n, bytes_before, &spans, flag)
+            # A stopped sort leaves the items unsorted: no ranks from them.
+            if not was_stopped(flag):
+                for i in range(n):
+                    out[items[i].index] = i
+    finally:
+        free(items)
+        free(tmp)
+    return None if was_stopped(flag) else ranks

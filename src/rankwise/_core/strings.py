@@ -1,0 +1,127 @@
+"""Tables of unique strings held as UTF-8 bytes, shared by every domain that names things by string.
+
+A :class:`StringTable` is what the interner (``_intern.pxd``) builds: the unique strings in
+first-seen order, as one byte buffer and offsets, so that millions of ids cost no Python
+object each. trec reads its ids into them; any domain may.
+"""
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Iterator
+from functools import partial
+
+import numpy as np
+
+from . import _intern
+from .parallel import run_alone
+
+__all__ = ["StringTable"]
+
+
+class StringTable:
+    """Unique strings by code: code ``i`` is ``data[offsets[i]:offsets[i + 1]]`` (UTF-8).
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        uint8, the strings' UTF-8 bytes concatenated.
+    offsets : numpy.ndarray
+        int64 of length ``n + 1``, non-decreasing, from 0 to ``len(data)``.
+
+    Examples
+    --------
+    >>> table, codes = StringTable.from_strings(["d2", "d10", "d2", "é"])
+    >>> len(table), table[1], codes
+    (3, 'd10', array([0, 1, 0, 2]))
+    >>> table.byte_order()            # b"d10" < b"d2" < b"\\xc3\\xa9"
+    array([1, 0, 2])
+    >>> table.lookup(StringTable.from_strings(["é", "x"])[0])
+    array([ 2, -1])
+    """
+
+    __slots__ = ("data", "offsets")
+
+    def __init__(self, data: np.ndarray, offsets: np.ndarray) -> None:
+        data = np.ascontiguousarray(data)
+        offsets = np.ascontiguousarray(offsets)
+        if data.dtype != np.uint8 or data.ndim != 1:
+            raise TypeError(f"data must be a 1-D uint8 array, got {data.dtype} of shape {data.shape}")
+        if offsets.dtype.kind not in "iu" or offsets.ndim != 1 or offsets.shape[0] < 1:
+            raise ValueError(f"offsets must be 1-D integers of length n + 1, got {offsets.dtype} "
+                             f"of shape {offsets.shape}")
+        offsets = offsets.astype(np.int64, copy=False)
+        if offsets[0] != 0 or offsets[-1] != data.shape[0] or np.any(np.diff(offsets) < 0):
+            raise ValueError("offsets must be non-decreasing from 0 to len(data)")
+        self.data = data
+        self.offsets = offsets
+
+    @classmethod
+    def _trusted(cls, data: np.ndarray, offsets: np.ndarray) -> StringTable:
+        table = cls.__new__(cls)
+        table.data = data
+        table.offsets = offsets
+        return table
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    def __getitem__(self, i: int) -> str:
+        n = len(self)
+        i = operator.index(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"string code {i} out of range for a table of {n}")
+        return self.data[self.offsets[i]:self.offsets[i + 1]].tobytes().decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.to_numpy())
+
+    def __repr__(self) -> str:
+        head = ", ".join(repr(self[i]) for i in range(min(len(self), 3)))
+        return f"StringTable({len(self)} strings: {head}{', ...' if len(self) > 3 else ''})"
+
+    def to_numpy(self) -> np.ndarray:
+        """The strings as an object array of ``str``, in code order."""
+        raw = self.data.tobytes()
+        bounds = self.offsets.tolist()
+        out = np.empty(len(self), dtype=object)
+        out[:] = [raw[a:b].decode("utf-8") for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        return out
+
+    @classmethod
+    def from_strings(cls, strings: Iterable[object]) -> tuple[StringTable, np.ndarray]:
+        """Intern ``strings``: (table of the unique ones in first-seen order, int64 codes).
+
+        Items that are not ``str`` are converted with ``str()``. Equality is exact
+        (by UTF-8 bytes: no normalisation, no case folding).
+        """
+        items = [s if type(s) is str else str(s) for s in strings]
+        offsets = np.zeros(len(items) + 1, dtype=np.int64)
+        # One join and one encode are several times faster than encoding each string;
+        # the newlines between them mark the boundaries unless a string holds one.
+        joined = np.frombuffer("\n".join(items).encode("utf-8"), dtype=np.uint8)
+        breaks = np.flatnonzero(joined == ord("\n"))
+        if items and breaks.shape[0] == len(items) - 1:
+            data = np.delete(joined, breaks)
+            offsets[1:-1] = breaks - np.arange(breaks.shape[0])
+            offsets[-1] = data.shape[0]
+        else:
+            encoded = [s.encode("utf-8") for s in items]
+            np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+            data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        codes, table_data, table_offsets = run_alone(partial(_intern.intern, data, offsets), len(items))
+        return cls._trusted(table_data, table_offsets), codes
+
+    def lookup(self, other: StringTable) -> np.ndarray:
+        """The int64 code in this table of each string of ``other``; -1 where absent."""
+        return run_alone(partial(_intern.lookup, self.data, self.offsets, other.data, other.offsets),
+                         len(self) + len(other))
+
+    def byte_order(self) -> np.ndarray:
+        """int64 rank of each code with the strings sorted by their UTF-8 bytes, ascending.
+
+        Bytes compare unsigned, as memcmp and trec_eval's strcmp do, and a proper prefix
+        sorts first. For ``str`` this equals code-point order.
+        """
+        return run_alone(partial(_intern.byte_ranks, self.data, self.offsets), 8 * len(self))
