@@ -155,6 +155,38 @@ cdef tuple interner_table(const Interner* t):
     return data, offsets
 
 
+cdef int build(Interner* t, const uint8_t* base, const int64_t* offsets, Py_ssize_t n, uint64_t hash_mask,
+               int64_t* codes, Py_ssize_t stride, const uint8_t* flag) noexcept nogil:
+    """The table of the n strings of (base, offsets), code i to ``codes[i * stride]``.
+
+    Nonzero: out of memory. ``t`` is to be freed (``interner_free``) either way.
+    """
+    if interner_init(t, base, n):
+        return -1
+    t.hash_mask = hash_mask
+    return intern_spans(t, offsets, n, codes, stride, flag)
+
+
+cdef void find_spans(const Interner* t, const uint8_t* other, const int64_t* offsets, Py_ssize_t m,
+                     int64_t* out, const uint8_t* flag) noexcept nogil:
+    """out[j]: the code of ``other[offsets[j]:offsets[j + 1]]`` in ``t``, or -1; in batches whose
+    matches are prefetched before they are compared. Stops early once ``flag`` is set."""
+    cdef Probe probes[BATCH]
+    cdef Py_ssize_t i = 0, j, stop
+    cdef int64_t found
+    while i < m:
+        if (i & POLL_MASK) == 0 and stopped(flag):
+            return
+        stop = min(i + BATCH, m)
+        for j in range(i, stop):
+            probe_init(t, &probes[j - i], other, offsets[j], offsets[j + 1] - offsets[j])
+        prefetch_matches(t, probes, stop - i)
+        for j in range(i, stop):
+            found = interner_find(t, other + probes[j - i].start, probes[j - i].length, probes[j - i].hash)
+            out[j] = found if found >= 0 else -1
+        i = stop
+
+
 def intern(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_mask=~0,
            const uint8_t[::1] stop=None):
     """Intern the strings ``data[offsets[i]:offsets[i + 1]]``.
@@ -167,14 +199,12 @@ def intern(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_ma
     cdef Py_ssize_t n = offsets.shape[0] - 1
     cdef const uint8_t* flag = flag_of(stop)
     cdef Interner t
+    cdef int failed
     codes = np.empty(max(n, 1), dtype=np.int64)
     cdef int64_t[::1] out = codes
-    cdef int failed = interner_init(&t, pointer(data), n)
-    t.hash_mask = hash_mask
     try:
-        if failed == 0:
-            with nogil:
-                failed = intern_spans(&t, &offsets[0], n, &out[0], 1, flag)
+        with nogil:
+            failed = build(&t, pointer(data), &offsets[0], n, hash_mask, &out[0], 1, flag)
         if failed:
             raise MemoryError()
         if was_stopped(flag):
@@ -194,40 +224,24 @@ def lookup(const uint8_t[::1] data, const int64_t[::1] offsets,
     ``stop`` as in :func:`intern`.
     """
     cdef const uint8_t* flag = flag_of(stop)
-    cdef Py_ssize_t i, j, stop_, n = offsets.shape[0] - 1, m = other_offsets.shape[0] - 1
-    cdef const uint8_t* other = pointer(other_data)
-    cdef int64_t found, ignored
-    cdef Probe probes[BATCH]
+    cdef Py_ssize_t n = offsets.shape[0] - 1, m = other_offsets.shape[0] - 1
+    cdef int64_t ignored
     cdef Interner t
-    codes = np.empty(m, dtype=np.int64)
+    cdef int failed
+    codes = np.empty(max(m, 1), dtype=np.int64)
     cdef int64_t[::1] out = codes
-    cdef int failed = interner_init(&t, pointer(data), n)
-    t.hash_mask = hash_mask
     try:
-        if failed == 0:
-            with nogil:
-                failed = intern_spans(&t, &offsets[0], n, &ignored, 0, flag)
-                i = 0
-                while failed == 0 and i < m:
-                    if (i & POLL_MASK) == 0 and stopped(flag):
-                        break
-                    stop_ = min(i + BATCH, m)
-                    for j in range(i, stop_):
-                        probe_init(&t, &probes[j - i], other, other_offsets[j],
-                                   other_offsets[j + 1] - other_offsets[j])
-                    prefetch_matches(&t, probes, stop_ - i)
-                    for j in range(i, stop_):
-                        found = interner_find(&t, other + probes[j - i].start,
-                                              probes[j - i].length, probes[j - i].hash)
-                        out[j] = found if found >= 0 else -1
-                    i = stop_
+        with nogil:
+            failed = build(&t, pointer(data), &offsets[0], n, hash_mask, &ignored, 0, flag)
+            if failed == 0:
+                find_spans(&t, pointer(other_data), &other_offsets[0], m, &out[0], flag)
         if failed:
             raise MemoryError()
         if was_stopped(flag):
             return None
     finally:
         interner_free(&t)
-    return codes
+    return codes[:m]
 
 
 # ---------------------------------------------------------------------------- byte order
