@@ -17,7 +17,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from rankwise._core._hash cimport IdTable, id_hash, insert, table_bits, table_init
-from rankwise._core._stop cimport POLL, POLL_MASK, flag_of, memset_polled, stopped, was_stopped
+from rankwise._core._stop cimport POLL, POLL_MASK, STOPPED, flag_of, memset_polled, stopped, was_stopped
 
 # Slots per document: a quarter full at most, so most inserts find their first slot free.
 cdef int SLOTS_PER_DOC = 4
@@ -28,9 +28,6 @@ cdef Py_ssize_t LONG_QUERY = 1 << 16
 cdef Py_ssize_t BUCKET_ROWS = 1 << 12
 cdef int MAX_BUCKET_BITS = 10
 cdef Py_ssize_t BUCKET_ARRAYS = 4 * ((1 << MAX_BUCKET_BITS) + 1)
-# What the searches return once the stop flag is set (beside -1, none found, and -2, out
-# of memory).
-cdef Py_ssize_t STOPPED = -3
 
 
 cdef struct Finder:

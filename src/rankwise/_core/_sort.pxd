@@ -11,7 +11,7 @@ them compiles its own copy with the comparison inlined (the pointer is a constan
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
 
-from ._stop cimport POLL, POLL_MASK, stopped
+from ._stop cimport POLL, stopped
 
 cdef enum:
     # Runs up to this long are sorted by insertion.

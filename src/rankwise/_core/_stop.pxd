@@ -126,6 +126,9 @@ cdef enum:
     # any change to such a loop, even a block boundary, moves the compiler's code by a
     # few per cent, so short lists keep the plain loop.
     LONG_LOOP = 1 << 20
+    # What a kernel's step returns once the stop flag is set; its other outcomes (out of
+    # memory, none found) are -1 and -2.
+    STOPPED = -3
 
 
 cdef inline const uint8_t* flag_of(const uint8_t[::1] stop) except NULL:

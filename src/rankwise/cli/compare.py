@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from .._core.bundled import data_path
 from ..stats.options import _SEED_LIMIT, ALTERNATIVES, CORRECTIONS, MAX_RESAMPLES, TESTS
 from ..stats.report import TREC_MEASURES, compare_systems
 from ..trec import Qrels, Run, read_example
@@ -59,7 +60,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def _example_runs() -> tuple[Qrels, dict[str, Run]]:
     qrels, run = read_example()
-    second = Run.read(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "example2.run"))
+    second = Run.read(data_path("example2.run"))
     return qrels, {run.name: run, second.name: second}
 
 

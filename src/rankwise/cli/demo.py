@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from importlib.resources import files
 
 import numpy as np
 
+from .._core.bundled import data_path
 from ..lists import evaluate
 from ..lists.names import parse_metric
 from ._common import CliError, check_measures
@@ -19,7 +19,8 @@ POLICIES = ("expected", "optimistic", "pessimistic", "stable", "trec")
 
 def load_demo() -> dict[str, np.ndarray]:
     """The bundled example as arrays: ``query``, ``doc`` (str), ``score``, ``label``."""
-    text = files("rankwise").joinpath("data", "demo.tsv").read_text(encoding="utf-8")
+    with open(data_path("demo.tsv"), encoding="utf-8") as f:
+        text = f.read()
     rows = [line.split("\t") for line in text.splitlines()[1:] if line]
     query, doc, score, label = zip(*rows, strict=True)
     return {"query": np.array(query), "doc": np.array(doc),

@@ -17,12 +17,10 @@ from cython.view cimport array as cvarray
 
 from ._ids cimport decimal_parts
 from rankwise._core._hash cimport IdTable, find_slot, index_at, insert, slot_t, table_init, taken
-from rankwise._core._stop cimport POLL, POLL_MASK, flag_of, memset_polled, stopped, was_stopped
+from rankwise._core._stop cimport POLL, POLL_MASK, STOPPED, flag_of, memset_polled, stopped, was_stopped
 
 # The query grouping's first table: it doubles whenever it is half full.
 cdef int FIRST_GROUP_BITS = 10
-# What the table's growth returns once the stop flag is set (beside -1, out of memory).
-cdef int STOPPED = -3
 
 
 def run_starts(const int64_t[::1] ids, const uint8_t[::1] stop=None):

@@ -16,7 +16,6 @@ both are evaluated (trec_eval 9.x's behaviour; trec_eval 10.0 aborts instead).
 from __future__ import annotations
 
 import math
-import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -26,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core._enums import TieKey, TrecMeasure
+from .._core.bundled import data_path
 from .._core.duplicates import duplicate_message, first_duplicate_codes
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
 from .._core.results import Results
@@ -1320,5 +1320,4 @@ def _eleven_point(points: Sequence[float], iprec: Callable[[float], np.ndarray],
 
 def read_example() -> tuple[Qrels, Run]:
     """The bundled example qrels and run (``rankwise eval --example``)."""
-    here = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
-    return Qrels.read(os.path.join(here, "example.qrels")), Run.read(os.path.join(here, "example.run"))
+    return Qrels.read(data_path("example.qrels")), Run.read(data_path("example.run"))
