@@ -422,6 +422,15 @@ def value(spec: Spec, q: Query) -> float:
         return q.rel_in_top(a) / min(a, R) if R else 0.0
     if root == "success":
         return 1.0 if q.rel_in_top(a) else 0.0
+    if root.startswith("set_"):
+        return set_value(root, a, R, ret, hit)
+    if root == "num_nonrel_judged_ret":
+        return float(sum(1 for r in q.rels if r >= 0 and not q.is_rel(r)))
+    raise ValueError(root)
+
+
+def set_value(root: str, a, R: int, ret: int, hit: int) -> float:
+    """The set measures: from the counts of relevant, retrieved and relevant retrieved alone."""
     if root == "set_P":
         return hit / ret if ret else 0.0
     if root == "set_relative_P":
@@ -436,8 +445,6 @@ def value(spec: Spec, q: Query) -> float:
         x = a[0]
         precision, recall = hit / ret, hit / R
         return (x + 1.0) * precision * recall / (x * precision + recall)
-    if root == "num_nonrel_judged_ret":
-        return float(sum(1 for r in q.rels if r >= 0 and not q.is_rel(r)))
     raise ValueError(root)
 
 
