@@ -1183,12 +1183,10 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
 
 
 def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score, const label_t[::1] y_true,
-                   const int64_t[::1] tie_key, const int32_t[::1] kinds, const int64_t[::1] cutoffs,
-                   const uint8_t[::1] flags, const double[::1] params, Options options,
-                   Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out, int64_t[::1] n_relevant,
-                   const uint8_t[::1] stop=None):
-    """Fill rows q_start..q_stop of ``out`` (one column per metric: ``kinds``, ``cutoffs``,
-    ``flags``, ``params``) and ``n_relevant``.
+                   const int64_t[::1] tie_key, tuple spec, Options options, Py_ssize_t q_start,
+                   Py_ssize_t q_stop, tuple output, const uint8_t[::1] stop=None):
+    """Fill rows q_start..q_stop of ``output = (out, n_relevant)``: one column of ``out`` per
+    metric of ``spec = (kinds, cutoffs, flags, params)``, and each query's relevant items.
 
     ``options`` is a dict of the scalar arguments (``Options``): ``ties``, ``level``,
     ``max_grade``; ``top_k`` > 0 declares that every metric stops at a cutoff of at most
@@ -1203,12 +1201,20 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score, const 
     Once ``stop`` (the call's stop flag, ``_stop.pxd``) is set, it returns early and leaves
     the rows incomplete.
     """
+    cdef const int32_t[::1] kinds
+    cdef const int64_t[::1] cutoffs
+    cdef const uint8_t[::1] flags
+    cdef const double[::1] params
+    cdef double[:, ::1] out
+    cdef int64_t[::1] n_relevant
     cdef Params prm
     cdef TopK top
     cdef Metrics metrics
     cdef Output res
     cdef int status
     cdef const uint8_t* flag = flag_of(stop)
+    kinds, cutoffs, flags, params = spec
+    out, n_relevant = output
     if not (kinds.shape[0] == cutoffs.shape[0] == flags.shape[0] == params.shape[0] == out.shape[1]):
         raise ValueError("kinds, cutoffs, flags, params and the columns of out must agree")
     prm.ties = options.ties

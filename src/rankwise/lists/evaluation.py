@@ -108,13 +108,14 @@ def _run_kernel(batch: Batch, unique: Sequence[MetricSpec], ties_code: Ties, lev
     n_relevant = np.empty(n_queries, dtype=np.int64)
     nan_queries = []
 
+    spec = (kinds, cutoffs, flags, params)
+    output = (values, n_relevant)
     options = {"ties": ties_code, "level": level, "max_grade": grade, "top_k": top_k,
                "shared_scores": batch.shared_scores, "shared_keys": batch.shared_keys}
 
     def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
-        nan_queries.append(evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key, kinds,
-                                          cutoffs, flags, params, options, q_start, q_stop, values,
-                                          n_relevant, stop))
+        nan_queries.append(evaluate_range(batch.indptr, batch.y_score, batch.y_true, batch.tie_key, spec,
+                                          options, q_start, q_stop, output, stop))
 
     run_over_queries(task, batch.indptr, threads)
     return values, n_relevant, any(nan_queries)
