@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from numpy.typing import ArrayLike
 
 from .._core.results import Results
-from ..trec.evaluation import TrecResults
 from .inputs import _check_metric, _exponent, _finite_rows, _per_query, _scaled, _snap
 from .options import _NAN_POLICIES, ALTERNATIVES, _choice
 
@@ -44,7 +43,7 @@ class MannWhitneyResult:
     test: str = "mann-whitney"
 
 
-def mann_whitney(a: ArrayLike | Results | TrecResults, b: ArrayLike | Results | TrecResults, *,
+def mann_whitney(a: ArrayLike | Results, b: ArrayLike | Results, *,
                  alternative: str = "two-sided", metric: str | None = None,
                  nan_policy: str = "raise") -> MannWhitneyResult:
     """Mann-Whitney U test for two independent samples (e.g. two datasets of test triples).

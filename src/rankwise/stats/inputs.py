@@ -26,7 +26,6 @@ import numpy as np
 
 from .._core.results import Results
 from .._core.validation import as_array, check_exact_integers, value_error
-from ..trec.evaluation import TrecResults
 
 __all__: list[str] = []
 
@@ -69,7 +68,7 @@ def _is_series(x: object) -> bool:
 
 def _per_query(x: Any, name: str, metric: str | None) -> tuple[Any, np.ndarray]:
     """(query ids or None, float64 values) of one system."""
-    if isinstance(x, (Results, TrecResults)):
+    if isinstance(x, Results):  # TrecResults included
         names = tuple(x.names)
         if metric is None:
             if len(names) != 1:
@@ -95,7 +94,7 @@ def _check_metric(metric: object, *inputs: object) -> None:
         return
     if not isinstance(metric, str):
         raise TypeError(f"metric must be a str (a metric name) or None, got {metric!r}")
-    if not any(isinstance(x, (Results, TrecResults)) for x in inputs):
+    if not any(isinstance(x, Results) for x in inputs):
         raise TypeError(f"metric={metric!r} picks a column of Results or TrecResults, and neither input is "
                         "one")
 

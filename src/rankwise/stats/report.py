@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._core.results import Results
+from .._core.validation import check_flag
 from ..trec.evaluation import Qrels, Run, TrecResults, trec_eval
 from .correction import correct
 from .inputs import _align, _differences, _finite_rows, _mean_of, _per_query
@@ -347,7 +348,7 @@ def _systems(runs: Any, qrels: Qrels | None) -> list[Any]:
         raise TypeError("runs must be a dict name -> Results/Run, or a list of Runs, got "
                         f"{type(runs).__name__}")
     for name, system in items:
-        if not isinstance(system, (Results, TrecResults, Run)):
+        if not isinstance(system, (Results, Run)):
             raise TypeError(f"system {name!r} must be Results, TrecResults or a Run, got "
                             f"{type(system).__name__}")
     names = [name for name, _ in items]
@@ -448,8 +449,7 @@ def _check_options(test: object, alternative: object, n_resamples: object, confi
     _choice(on_missing, "on_missing", _ON_MISSING)
     _choice(nan_policy, "nan_policy", _NAN_POLICIES)
     alpha = _check_fraction(alpha, "alpha")
-    if not isinstance(complete, (bool, np.bool_)):
-        raise TypeError(f"complete must be True or False, got {complete!r}")
+    check_flag(complete, "complete")
     return n_resamples, confidence, seed, alpha
 
 

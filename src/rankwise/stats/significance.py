@@ -19,7 +19,6 @@ from numpy.typing import ArrayLike
 
 from .._core.parallel import ChunkTask, effective_n_threads, run_over_range
 from .._core.results import Results
-from ..trec.evaluation import TrecResults
 from ._resample import bootstrap_sums, sign_flip_sums
 from .inputs import _mean, _paired_differences, _unscaled
 from .options import _NAN_POLICIES, _ON_MISSING, _check_test_options, _choice, _resolve_seed
@@ -376,7 +375,7 @@ def _paired_test(d: np.ndarray, k: int, test: str, alternative: str, n_resamples
                             distribution)
 
 
-def compare(a: ArrayLike | Results | TrecResults, b: ArrayLike | Results | TrecResults,
+def compare(a: ArrayLike | Results, b: ArrayLike | Results,
             test: str = "randomization", *, alternative: str = "two-sided", n_resamples: int = 10_000,
             seed: int | None = None, confidence: float = 0.95, metric: str | None = None,
             on_missing: str = "error", nan_policy: str = "raise", ci_method: str = "bca",
