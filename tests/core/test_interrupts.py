@@ -262,6 +262,7 @@ def test_text_kernels_return_at_once_when_stopped():
     assert _intern.intern(data, offsets, stop=_stopped()) is None
     assert _intern.lookup(data, offsets, data, offsets, stop=_stopped()) is None
     assert _intern.byte_ranks(data, offsets, _stopped()) is None
+    assert _intern.first_seen(np.array([0, 1]), np.array([0, 1]), 2, _stopped()) is None
     bad = np.frombuffer(b"\xff", dtype=np.uint8)
     assert _text.first_invalid_utf8(bad, np.array([0, 1]), _stopped()) == -1
 

@@ -20,3 +20,14 @@ def byte_ranks(
     offsets: npt.NDArray[np.int64],
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> npt.NDArray[np.int64] | None: ...
+def first_seen(
+    indices: npt.NDArray[np.integer],
+    entry_codes: npt.NDArray[np.int64],
+    n_codes: int,
+    stop: npt.NDArray[np.uint8] | None = ...,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None: ...
+def take(
+    data: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    codes: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]: ...

@@ -1,7 +1,7 @@
-"""Python-visible string-table kernels: interning, lookup and byte order (``_intern.pxd``)."""
+"""Python-visible string-table kernels: interning, lookup, byte order and dictionaries (``_intern.pxd``)."""
 import numpy as np
 
-from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
@@ -326,3 +326,88 @@ def byte_ranks(const uint8_t[::1] data, const int64_t[::1] offsets, const uint8_
         free(items)
         free(tmp)
     return None if was_stopped(flag) else ranks
+
+
+# ---------------------------------------------------------------------------- dictionaries
+
+# Index types of Arrow dictionaries (polars writes uint32); uint64 is converted before.
+ctypedef fused index_t:
+    int8_t
+    int16_t
+    int32_t
+    int64_t
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef int64_t renumber(const index_t[::1] indices, const int64_t[::1] entry_codes, int64_t[::1] remap,
+                      int64_t[::1] codes, int64_t[::1] used, const uint8_t* flag) noexcept nogil:
+    """codes[i]: the order in which ``entry_codes[indices[i]]`` first appears; ``used`` lists
+    the entry codes so met. Returns their number, or -1 - i for an index out of range."""
+    cdef Py_ssize_t i, n = indices.shape[0], m = entry_codes.shape[0]
+    cdef int64_t k, code, n_used = 0
+    for i in range(n):
+        if (i & POLL_MASK) == 0 and stopped(flag):
+            return n_used
+        k = <int64_t>indices[i]
+        if k < 0 or k >= m:
+            return -1 - i
+        code = entry_codes[k]
+        if remap[code] < 0:
+            remap[code] = n_used
+            used[n_used] = code
+            n_used += 1
+        codes[i] = remap[code]
+    return n_used
+
+
+def first_seen(const index_t[::1] indices, const int64_t[::1] entry_codes, int64_t n_codes,
+               const uint8_t[::1] stop=None):
+    """Rows coded by the strings of a dictionary: row i is string ``entry_codes[indices[i]]``.
+
+    ``entry_codes`` (each in ``[0, n_codes)``) codes the dictionary's entries, as
+    :func:`intern` gives them. Returns ``(codes, used)``: each row's code with the strings
+    numbered in the order the rows first meet them, and ``used[j]``, the entry code of
+    string j (strings no row meets are left out). Raises IndexError for an index outside
+    the dictionary; returns None once ``stop`` is set.
+    """
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef int64_t found
+    remap = np.full(n_codes, -1, dtype=np.int64)
+    codes = np.empty(indices.shape[0], dtype=np.int64)
+    used = np.empty(n_codes, dtype=np.int64)
+    cdef int64_t[::1] r = remap, c = codes, u = used
+    with nogil:
+        found = renumber(indices, entry_codes, r, c, u, flag)
+    if found < 0:
+        raise IndexError(f"row {-1 - found}: dictionary index {indices[-1 - found]} outside a dictionary "
+                         f"of {entry_codes.shape[0]}")
+    if was_stopped(flag):
+        return None
+    return codes, used[:found]
+
+
+def take(const uint8_t[::1] data, const int64_t[::1] offsets, const int64_t[::1] codes):
+    """The strings ``codes`` of the table (data, offsets), in that order: ``(data, offsets)``.
+
+    Every code must lie in ``[0, len(offsets) - 1)`` (checked by the caller).
+    """
+    cdef Py_ssize_t i, m = codes.shape[0]
+    cdef int64_t total = 0, length
+    out_offsets = np.empty(m + 1, dtype=np.int64)
+    cdef int64_t[::1] o = out_offsets
+    with nogil:
+        o[0] = 0
+        for i in range(m):
+            total += offsets[codes[i] + 1] - offsets[codes[i]]
+            o[i + 1] = total
+    out_data = np.empty(total, dtype=np.uint8)
+    cdef uint8_t[::1] d = out_data
+    cdef const uint8_t* base = pointer(data)
+    with nogil:
+        for i in range(m):
+            length = o[i + 1] - o[i]
+            if length > 0:
+                memcpy(&d[o[i]], base + offsets[codes[i]], length)
+    return out_data, out_offsets

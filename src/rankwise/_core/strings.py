@@ -42,16 +42,7 @@ class StringTable:
     __slots__ = ("data", "offsets")
 
     def __init__(self, data: np.ndarray, offsets: np.ndarray) -> None:
-        data = np.ascontiguousarray(data)
-        offsets = np.ascontiguousarray(offsets)
-        if data.dtype != np.uint8 or data.ndim != 1:
-            raise TypeError(f"data must be a 1-D uint8 array, got {data.dtype} of shape {data.shape}")
-        if offsets.dtype.kind not in "iu" or offsets.ndim != 1 or offsets.shape[0] < 1:
-            raise ValueError(f"offsets must be 1-D integers of length n + 1, got {offsets.dtype} "
-                             f"of shape {offsets.shape}")
-        offsets = offsets.astype(np.int64, copy=False)
-        if offsets[0] != 0 or offsets[-1] != data.shape[0] or np.any(np.diff(offsets) < 0):
-            raise ValueError("offsets must be non-decreasing from 0 to len(data)")
+        data, offsets = _spans(data, offsets, whole=True)
         self.data = data
         self.offsets = offsets
 
@@ -110,8 +101,63 @@ class StringTable:
             encoded = [s.encode("utf-8") for s in items]
             np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
             data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        codes, table_data, table_offsets = run_alone(partial(_intern.intern, data, offsets), len(items))
+        return cls._interned(data, offsets)
+
+    @classmethod
+    def _interned(cls, data: np.ndarray, offsets: np.ndarray) -> tuple[StringTable, np.ndarray]:
+        codes, table_data, table_offsets = run_alone(partial(_intern.intern, data, offsets),
+                                                     offsets.shape[0] - 1)
         return cls._trusted(table_data, table_offsets), codes
+
+    @classmethod
+    def from_utf8(cls, data: np.ndarray, offsets: np.ndarray) -> tuple[StringTable, np.ndarray]:
+        """Intern strings already encoded: string ``i`` is ``data[offsets[i]:offsets[i + 1]]``.
+
+        As Arrow holds a string column: ``offsets`` (int32 or int64, ``n + 1`` of them,
+        non-decreasing) need not start at 0 nor end at ``len(data)``. Returns what
+        :meth:`from_strings` returns, without a Python object per string. The bytes are
+        taken as they are (UTF-8 is not checked).
+
+        Examples
+        --------
+        >>> data = np.frombuffer(b"xd2d10d2", dtype=np.uint8)
+        >>> table, codes = StringTable.from_utf8(data, np.array([1, 3, 6, 8], dtype=np.int32))
+        >>> table.to_numpy(), codes
+        (array(['d2', 'd10'], dtype=object), array([0, 1, 0]))
+        """
+        data, offsets = _spans(data, offsets)
+        return cls._interned(data, offsets)
+
+    @classmethod
+    def from_dictionary(cls, data: np.ndarray, offsets: np.ndarray,
+                        indices: np.ndarray) -> tuple[StringTable, np.ndarray]:
+        """Intern dictionary-encoded strings: row ``i`` is string ``indices[i]`` of (data, offsets).
+
+        The dictionary's strings (as :meth:`from_utf8` takes them) are interned once, not
+        row by row. The table holds only the strings some row uses, in the order the rows
+        first use them, as :meth:`from_strings` of the decoded rows would give it; a
+        dictionary holding a string twice gives both the same code. ``indices`` are
+        integers; one outside the dictionary is an IndexError.
+
+        Examples
+        --------
+        >>> data = np.frombuffer(b"q1q2q1q9", dtype=np.uint8)      # "q9" is never used
+        >>> table, codes = StringTable.from_dictionary(data, np.arange(0, 9, 2), np.array([1, 2, 0, 1]))
+        >>> table.to_numpy(), codes
+        (array(['q2', 'q1'], dtype=object), array([0, 1, 1, 0]))
+        """
+        entries, entry_codes = cls.from_utf8(data, offsets)
+        indices = np.ascontiguousarray(indices)
+        if indices.dtype.kind not in "iu" or indices.ndim != 1:
+            raise TypeError(f"indices must be 1-D integers, got {indices.dtype} of shape {indices.shape}")
+        if indices.dtype.itemsize == 8 and indices.dtype.kind == "u":
+            if indices.size and indices.max() > np.iinfo(np.int64).max:
+                raise IndexError(f"dictionary index {indices.max()} outside a dictionary of "
+                                 f"{len(entry_codes)}")
+            indices = indices.view(np.int64)
+        codes, used = run_alone(partial(_intern.first_seen, indices, entry_codes, len(entries)),
+                                indices.shape[0])
+        return cls._trusted(*_intern.take(entries.data, entries.offsets, used)), codes
 
     def lookup(self, other: StringTable) -> np.ndarray:
         """The int64 code in this table of each string of ``other``; -1 where absent."""
@@ -125,3 +171,21 @@ class StringTable:
         sorts first. For ``str`` this equals code-point order.
         """
         return run_alone(partial(_intern.byte_ranks, self.data, self.offsets), 8 * len(self))
+
+
+def _spans(data: np.ndarray, offsets: np.ndarray, whole: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``data`` and ``offsets`` as the kernels read them, checked to stay within ``data``
+    (``whole``: to run from 0 to its end, as a table's do)."""
+    data = np.ascontiguousarray(data)
+    if data.dtype != np.uint8 or data.ndim != 1:
+        raise TypeError(f"data must be a 1-D uint8 array, got {data.dtype} of shape {data.shape}")
+    offsets = np.ascontiguousarray(offsets)
+    if offsets.dtype.kind not in "iu" or offsets.ndim != 1 or offsets.shape[0] < 1:
+        raise ValueError(f"offsets must be 1-D integers of length n + 1, got {offsets.dtype} "
+                         f"of shape {offsets.shape}")
+    offsets = offsets.astype(np.int64, copy=False)
+    if whole and (offsets[0] != 0 or offsets[-1] != data.shape[0]):
+        raise ValueError("offsets must be non-decreasing from 0 to len(data)")
+    if offsets[0] < 0 or offsets[-1] > data.shape[0] or np.any(offsets[1:] < offsets[:-1]):
+        raise ValueError("offsets must be non-decreasing, within 0 and len(data)")
+    return data, offsets
