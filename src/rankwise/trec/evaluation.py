@@ -40,6 +40,7 @@ from ._trec import (
     rank_relevance,
     trec_measures,
 )
+from .arrow import arrow_columns, is_parquet, is_parquet_name, polars, read_parquet, to_table, write_parquet
 from .ids import IdColumns, as_ids, byte_order, canonical_ints, id_columns
 from .io import (
     PathName,
@@ -76,11 +77,18 @@ _Entries = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 def _columns_from_pairs(queries: list[Any], docs: list[Any], values: np.ndarray, what: str, context: str,
                         value_where: str) -> TrecColumns:
-    query_table, query_codes = StringTable.from_strings(queries)
-    doc_table, doc_codes = StringTable.from_strings(docs)
+    return _columns_from_tables(StringTable.from_strings(queries), StringTable.from_strings(docs), values,
+                                what, context, value_where)
+
+
+def _columns_from_tables(query: tuple[StringTable, np.ndarray], doc: tuple[StringTable, np.ndarray],
+                         values: np.ndarray, what: str, context: str, value_where: str) -> TrecColumns:
+    """Rows of interned ids, checked as every builder checks them (``value_where``: see _check_values)."""
+    (query_table, query_codes), (doc_table, doc_codes) = query, doc
     check_ids(query_table, query_codes, "query id", context)
     check_ids(doc_table, doc_codes, "document id", context)
-    _check_values(values, what, lambda i: (queries[i], docs[i]), value_where)
+    _check_values(values, what, lambda i: (query_table[int(query_codes[i])], doc_table[int(doc_codes[i])]),
+                  value_where)
     return TrecColumns(query_table, query_codes, doc_table, doc_codes, values,
                        np.arange(1, values.shape[0] + 1, dtype=np.int64), None)
 
@@ -185,11 +193,12 @@ def _from_dict(mapping: object, what: str) -> TrecColumns:
 
 def _from_arrays(query_ids: Any, doc_ids: Any, values: ArrayLike, what: str, copy: bool,
                  n_threads: int | None, labels: tuple[str, ...],
-                 context: str = "from_arrays") -> TrecColumns | IdColumns:
-    """Rows from three columns; messages name them by ``labels`` (``{}`` added for a row)."""
+                 context: str | None = None) -> TrecColumns | IdColumns:
+    """Rows from three columns; messages name them by ``labels`` (``{}`` added for a row) after
+    ``context`` (the caller: ``Run.from_arrays`` by default)."""
     copy = check_flag(copy, "copy")
     threads = effective_n_threads(n_threads)
-    context = f"{what}.{context}"
+    context = context or f"{what}.from_arrays"
     names = tuple(f"{context}: {label}" for label in labels)
     queries, docs = as_ids(query_ids, names[0], copy), as_ids(doc_ids, names[1], copy)
     numbers = _values_array(values, names[2])
@@ -238,7 +247,33 @@ def _from_pandas(frame: Any, columns: dict[str, str], what: str) -> TrecColumns 
                          f"(columns: {list(frame.columns)})")
     query, doc, value = (frame[name].to_numpy() for name in columns.values())
     names = tuple(f"column {name!r}" for name in columns.values())
-    return _from_arrays(query, doc, value, what, False, None, names, "from_pandas")
+    return _from_arrays(query, doc, value, what, False, None, names, f"{what}.from_pandas")
+
+
+def _from_arrow(data: Any, columns: dict[str, str], what: str,
+                context: str | None = None) -> tuple[TrecColumns | IdColumns, str | None]:
+    """Rows from a table's columns (messages start with ``context``, ``Run.from_arrow`` by
+    default), and the run name the table carries, if any."""
+    context = context or f"{what}.from_arrow"
+    names = tuple(columns.values())
+    got = arrow_columns(data, (names[0], names[1], names[2]), context)
+    labels = tuple(f"column {name!r}" for name in names)
+    if isinstance(got.query, np.ndarray) and isinstance(got.doc, np.ndarray):
+        return _from_arrays(got.query, got.doc, got.values, what, False, None, labels, context), got.run_name
+    assert isinstance(got.query, tuple) and isinstance(got.doc, tuple)  # both ids are strings then
+    value_name = f"{context}: {labels[2]}"
+    numbers = _as_float64(_values_array(got.values, value_name), False)
+    parsed = _columns_from_tables(got.query, got.doc, numbers, what, context, f"{value_name}, row {{}},")
+    _check_unique_pairs(parsed, what)
+    return parsed, got.run_name
+
+
+def _read_parquet(path: Source, names: tuple[str, str, str],
+                  what: str) -> tuple[TrecColumns | IdColumns, str | None]:
+    """A Parquet file's rows (:func:`_from_arrow`), messages naming the file."""
+    name = source_name(path)
+    table = read_parquet(path, names, name)
+    return _from_arrow(table, dict(zip(("query", "doc", "value"), names, strict=True)), what, name)
 
 
 class _Side:
@@ -350,6 +385,48 @@ class _TrecData:
                              "doc_id": c.docs.to_numpy()[c.doc_codes],
                              self._value_name: c.values})
 
+    def _run_name(self) -> str | None:
+        return None
+
+    def to_arrow(self) -> Any:
+        """A pyarrow Table, one row per line: query_id, doc_id and relevance (Qrels) or score (Run).
+
+        Nothing is copied: string ids are dictionary-encoded (int64 indices into a
+        large_string dictionary of the distinct ids, first seen first), integer ids are
+        int64 and the values float64. A run's name is kept in the schema metadata
+        (``b"rankwise.run_name"``), where :meth:`Run.from_arrow` finds it. Needs pyarrow
+        (``pip install "rankwise[arrow]"``).
+
+        Examples
+        --------
+        >>> import rankwise as rw
+        >>> table = rw.Qrels.from_dict({"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}).to_arrow()
+        >>> table.schema
+        query_id: dictionary<values=large_string, indices=int64, ordered=0>
+        doc_id: dictionary<values=large_string, indices=int64, ordered=0>
+        relevance: double
+        >>> table.column("doc_id").to_pylist()
+        ['d1', 'd2', 'd1']
+        >>> rw.Qrels.from_arrow(table).to_dict()
+        {'q1': {'d1': 1.0, 'd2': 0.0}, 'q2': {'d1': 2.0}}
+        """
+        return to_table(self._columns, self._value_name, self._run_name())
+
+    def to_polars(self) -> Any:
+        """A polars DataFrame of :meth:`to_arrow`'s table (string ids as Categorical).
+
+        Needs polars and pyarrow (``pip install "rankwise[polars]"``).
+
+        Examples
+        --------
+        >>> import rankwise as rw
+        >>> frame = rw.Run.from_dict({"q1": {"d1": 0.5, "d2": 0.9}}).to_polars()
+        >>> frame.columns, frame["score"].to_list()
+        (['query_id', 'doc_id', 'score'], [0.5, 0.9])
+        """
+        pl = polars("to_polars()")
+        return pl.from_arrow(self.to_arrow())
+
     def to_dict(self) -> dict[Any, dict[Any, float]]:
         """``{query_id: {doc_id: value}}``."""
         c = self._columns
@@ -385,11 +462,16 @@ class Qrels(_TrecData):
 
     @classmethod
     def read(cls, path: Source) -> Qrels:
-        """Read a TREC qrels file; errors name the file and line.
+        """Read a TREC qrels file, or a Parquet file; errors name the file and line.
 
         ``path`` is a path, ``"-"`` for standard input, or a binary file object; gzip data
         is decompressed (see :func:`rankwise.trec.io.read_run` for the details and errors).
+        A name ending in ``.parquet``, or a file (or seekable stream) starting with
+        Parquet's ``PAR1``, is read as Parquet (needs pyarrow): columns ``query_id``,
+        ``doc_id`` and ``relevance``, as :meth:`from_arrow` takes them.
         """
+        if is_parquet(path):
+            return cls(_read_parquet(path, ("query_id", "doc_id", "relevance"), "Qrels")[0])
         return cls(read_qrels(path))
 
     @classmethod
@@ -417,6 +499,31 @@ class Qrels(_TrecData):
         return cls(_from_pandas(frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels"))
 
     @classmethod
+    def from_arrow(cls, data: Any, query: str = "query_id", doc: str = "doc_id",
+                   relevance: str = "relevance") -> Qrels:
+        """From an Arrow table with one row per judgement: columns as :meth:`from_pandas` takes them.
+
+        ``data`` is a pyarrow Table or RecordBatch, a polars DataFrame, or any object
+        exporting the Arrow C stream (``__arrow_c_stream__``). The result, and every error,
+        is :meth:`from_pandas`'s for the same rows, with no Python object made per row:
+        int64 and float64 columns without nulls in one chunk are used in place (as for
+        :meth:`from_arrays`, do not modify them), other numbers converted once; integer id
+        columns stay integers; string ids (``string``, ``large_string``, ``string_view``,
+        and UTF-8 ``binary``) are interned from Arrow's buffers, dictionary-encoded ones
+        through their dictionary. A null in a column used is a ValueError naming the
+        column and row. Needs pyarrow (``pip install "rankwise[arrow]"``).
+
+        Examples
+        --------
+        >>> import pyarrow as pa, rankwise as rw
+        >>> table = pa.table({"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d1"],
+        ...                   "relevance": [1, 0, 2]})
+        >>> rw.Qrels.from_arrow(table).to_dict()
+        {'q1': {'d1': 1.0, 'd2': 0.0}, 'q2': {'d1': 2.0}}
+        """
+        return cls(_from_arrow(data, {"query": query, "doc": doc, "relevance": relevance}, "Qrels")[0])
+
+    @classmethod
     def from_arrays(cls, query_ids: ArrayLike, doc_ids: ArrayLike, relevance: ArrayLike, *,
                     copy: bool = False, n_threads: int | None = None) -> Qrels:
         """From three 1-D arrays with one row per judgement.
@@ -440,8 +547,12 @@ class Qrels(_TrecData):
                                 ("query_ids", "doc_ids", "relevance")))
 
     def write(self, path: PathName) -> None:
-        """Write a TREC qrels file (``.gz`` is compressed)."""
-        write_qrels(path, self._text_columns())
+        """Write a TREC qrels file (``.gz`` is compressed), or Parquet if the name ends in ``.parquet``
+        (:meth:`to_arrow`'s table; needs pyarrow)."""
+        if is_parquet_name(path):
+            write_parquet(path, self.to_arrow())
+        else:
+            write_qrels(path, self._text_columns())
 
     def __repr__(self) -> str:
         return f"Qrels({self.n_queries} queries, {len(self)} judgements)"
@@ -477,8 +588,12 @@ class Run(_TrecData):
         ``path`` is a path, ``"-"`` for standard input, or a binary file object (pipes and
         FIFOs work); gzip data is decompressed as it is read. Errors name the file (and
         line): ValueError for its content, OSError if it cannot be read or changes while
-        it is read.
+        it is read. Parquet is read as :meth:`Qrels.read` reads it, columns ``query_id``,
+        ``doc_id`` and ``score``; the name defaults to the one :meth:`to_arrow` stored.
         """
+        if is_parquet(path):
+            columns, stored = _read_parquet(path, ("query_id", "doc_id", "score"), "Run")
+            return cls(columns, name if name is not None else stored)
         columns = read_run(path)
         if np.isnan(columns.values).any():
             i = int(np.flatnonzero(np.isnan(columns.values))[0])
@@ -496,6 +611,28 @@ class Run(_TrecData):
                     name: str | None = None) -> Run:
         """From a DataFrame with one row per retrieved document; columns as :meth:`Qrels.from_pandas`."""
         return cls(_from_pandas(frame, {"query": query, "doc": doc, "score": score}, "Run"), name)
+
+    @classmethod
+    def from_arrow(cls, data: Any, query: str = "query_id", doc: str = "doc_id", score: str = "score",
+                   name: str | None = None) -> Run:
+        """From an Arrow table with one row per retrieved document, as :meth:`Qrels.from_arrow`.
+
+        ``name`` defaults to the one :meth:`to_arrow` keeps in the schema metadata, else
+        ``"rankwise"``.
+
+        Examples
+        --------
+        >>> import pyarrow as pa, rankwise as rw
+        >>> ids = pa.array(["q1", "q1", "q2"]).dictionary_encode()     # kept as a dictionary
+        >>> run = rw.Run.from_arrow(pa.table({"qid": ids, "doc_id": [7, 8, 7], "score": [0.5, 0.2, 0.9]}),
+        ...                         query="qid", name="bm25")
+        >>> run, run.query_ids
+        (Run('bm25', 2 queries, 3 documents), array(['q1', 'q2'], dtype=object))
+        >>> rw.Run.from_arrow(run.to_arrow()).name
+        'bm25'
+        """
+        columns, stored = _from_arrow(data, {"query": query, "doc": doc, "score": score}, "Run")
+        return cls(columns, name if name is not None else stored)
 
     @classmethod
     def from_arrays(cls, query_ids: ArrayLike, doc_ids: ArrayLike, scores: ArrayLike, *,
@@ -521,9 +658,16 @@ class Run(_TrecData):
         return cls(_from_arrays(query_ids, doc_ids, scores, "Run", copy, n_threads,
                                 ("query_ids", "doc_ids", "scores")), name)
 
+    def _run_name(self) -> str:
+        return self.name
+
     def write(self, path: PathName) -> None:
-        """Write a TREC run file; ranks follow the order of the rows."""
-        write_run(path, self._text_columns(), self.name)
+        """Write a TREC run file; ranks follow the order of the rows. A name ending in
+        ``.parquet`` writes Parquet (:meth:`to_arrow`'s table, the name kept; needs pyarrow)."""
+        if is_parquet_name(path):
+            write_parquet(path, self.to_arrow())
+        else:
+            write_run(path, self._text_columns(), self.name)
 
     def __repr__(self) -> str:
         return f"Run({self.name!r}, {self.n_queries} queries, {len(self)} documents)"
