@@ -173,9 +173,7 @@ def _dictionary_ids(pa: Any, column: Any) -> tuple[StringTable, np.ndarray]:
     """A dictionary-encoded column: its dictionary interned once, its indices the codes."""
     if column.num_chunks > 1:
         column = column.unify_dictionaries()
-    chunks = column.chunks
-    if not chunks:
-        return StringTable.from_strings([])
+    chunks = column.chunks or [pa.array([], column.type)]
     indices = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in chunks]
     return StringTable.from_dictionary(*_spans(pa, chunks[0].dictionary),
                                        indices[0] if len(indices) == 1 else np.concatenate(indices))
@@ -198,8 +196,6 @@ def _spans(pa: Any, array: Any) -> tuple[np.ndarray, np.ndarray]:
     large = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
     _, offsets, data = array.buffers()
     n = len(array)
-    if offsets is None:
-        return np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64)
     offsets = np.frombuffer(offsets, dtype=np.int64 if large else np.int32)[array.offset:array.offset + n + 1]
     return (np.empty(0, dtype=np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8)), offsets
 
