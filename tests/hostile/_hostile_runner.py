@@ -28,8 +28,10 @@ TIMEOUT = 30.0
 # Address space a case may add to its child, in bytes (Linux): the inputs are tiny, so a
 # case that needs more allocated from a number the user gave.
 MEMORY = 1 << 30
-# BLAS thread pools would start threads at import; the worker must fork from one thread.
+# BLAS thread pools would start threads at import; the worker must fork from one thread. So
+# would pyarrow's jemalloc (a background purging thread), which pandas imports where installed.
 _ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+        "JE_ARROW_MALLOC_CONF": "background_thread:false",
         "PYTHONFAULTHANDLER": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 

@@ -322,6 +322,16 @@ def test_wrong_types_and_values_are_refused_naming_the_column(column, values, er
         rw.Run.from_arrow(pa.table(data))
 
 
+@pytest.mark.parametrize("kind", ["binary", "binary_view"])
+def test_bytes_that_are_not_utf8_are_refused_in_any_layout(kind):
+    if not hasattr(pa, kind):
+        pytest.skip(f"pyarrow {pa.__version__} has no {kind}")
+    chunks = [pa.array([b"d1"]).cast(getattr(pa, kind)()), pa.array([b"\xff"]).cast(getattr(pa, kind)())]
+    table = pa.table({"query_id": ["q1", "q1"], "doc_id": pa.chunked_array(chunks), "score": [0.5, 0.2]})
+    with pytest.raises(ValueError, match=r"Run.from_arrow: column 'doc_id', row 1, is b'\\xff', which is not valid"):
+        rw.Run.from_arrow(table)
+
+
 def test_missing_and_repeated_columns_and_other_inputs():
     table = pa.table({"query_id": ["q1"], "doc_id": ["d1"], "score": [1.0]})
     with pytest.raises(ValueError, match=r"Qrels.from_arrow: the table has no column 'relevance' \(columns: "

@@ -179,20 +179,25 @@ def _dictionary_ids(pa: Any, column: Any) -> tuple[StringTable, np.ndarray]:
                                        indices[0] if len(indices) == 1 else np.concatenate(indices))
 
 
+def _large(pa: Any, kind: Any) -> Any:
+    """The type with int64 offsets that holds strings (or bytes, unchecked) of type ``kind``."""
+    binary = pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or (
+        getattr(pa.types, "is_binary_view", bool)(kind))
+    return pa.large_binary() if binary else pa.large_string()
+
+
 def _one_chunk(pa: Any, column: Any) -> Any:
-    """A chunked column of strings as one array (chunks combined into a large_string one)."""
+    """A chunked column of strings as one array (chunks combined with int64 offsets)."""
     if column.num_chunks == 1:
         return column.chunk(0)
-    wide = pa.large_binary() if pa.types.is_binary(column.type) else pa.large_string()
-    return column.cast(wide).combine_chunks()
+    return column.cast(_large(pa, column.type)).combine_chunks()
 
 
 def _spans(pa: Any, array: Any) -> tuple[np.ndarray, np.ndarray]:
     """An Arrow array of strings (or bytes) as its data bytes and its own offsets into them."""
     if not (pa.types.is_string(array.type) or pa.types.is_binary(array.type)
             or pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)):
-        # String views hold no offsets: cast to the layout that does.
-        array = array.cast(pa.large_binary() if pa.types.is_binary_view(array.type) else pa.large_string())
+        array = array.cast(_large(pa, array.type))    # string views hold no offsets
     large = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
     _, offsets, data = array.buffers()
     n = len(array)
