@@ -18,7 +18,7 @@ import zlib
 import pytest
 
 import rankwise as rw
-from rankwise.trec import io as _trec_io
+from rankwise.trec import sources as _sources
 from rankwise.trec.io import read_qrels, read_run
 
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no os.mkfifo (Windows)")
@@ -131,8 +131,9 @@ def test_gzip_stream_needs_no_seek_and_reads_every_member(tmp_path):
 
 def test_big_gzip_output_in_many_pieces(tmp_path, monkeypatch):
     # Small chunks and output pieces: every branch of the decompression loop, many times.
-    monkeypatch.setattr(_trec_io, "_READ_CHUNK", 1000)
-    monkeypatch.setattr(_trec_io, "_GZIP_CHUNK", 333)
+    monkeypatch.setattr(_sources, "_READ_CHUNK", 1000)
+    monkeypatch.setattr(_sources, "_STREAM_CHUNK", 777)
+    monkeypatch.setattr(_sources, "_INPUT_CHUNK", 333)
     raw = run_text(40, 300)
     (tmp_path / "run.gz").write_bytes(gzip.compress(raw, compresslevel=9) + gzip.compress(raw[:0]))
     assert rows_of(read_run(tmp_path / "run.gz")) == reference_rows(raw)
@@ -282,11 +283,11 @@ def test_fifo(tmp_path, compress):
 @pytest.mark.parametrize("change", ["truncate", "append", "rewrite"])
 def test_a_file_changed_during_the_read_is_an_oserror(tmp_path, monkeypatch, change):
     # The change happens between two chunks of the read, deterministically.
-    monkeypatch.setattr(_trec_io, "_READ_CHUNK", 4096)
+    monkeypatch.setattr(_sources, "_READ_CHUNK", 4096)
     path = tmp_path / "run.txt"
     path.write_bytes(RAW)
     calls = []
-    into = _trec_io._Reader.into
+    into = _sources._Input.into
 
     def changing_into(self, view):
         if len(calls) == 1:
@@ -301,7 +302,7 @@ def test_a_file_changed_during_the_read_is_an_oserror(tmp_path, monkeypatch, cha
         calls.append(len(view))
         return into(self, view)
 
-    monkeypatch.setattr(_trec_io._Reader, "into", changing_into)
+    monkeypatch.setattr(_sources._Input, "into", changing_into)
     with pytest.raises(OSError, match=rf"{path.name}: the file changed while being read \(.*\); read it again"):
         read_run(path)
     # gzip: the change comes between two chunks of compressed data.
@@ -380,7 +381,7 @@ def test_a_file_too_large_for_memory_is_a_memoryerror_naming_it(tmp_path, monkey
         info[6] = 2**62                               # st_size
         return os.stat_result(info)
 
-    monkeypatch.setattr(_trec_io.os, "fstat", huge_fstat)
+    monkeypatch.setattr(_sources.os, "fstat", huge_fstat)
     with pytest.raises(MemoryError, match=rf"huge\.run: cannot hold {2**62:,} bytes in memory to read it"):
         read_run(path)
 
@@ -409,11 +410,11 @@ def test_files_that_report_no_size_are_read_whole():
 
 def test_a_gzip_file_truncated_during_the_read_is_changed_not_corrupt(tmp_path, monkeypatch):
     # The stream then ends inside a member, but the cause is the change: said first.
-    monkeypatch.setattr(_trec_io, "_GZIP_CHUNK", 512)
+    monkeypatch.setattr(_sources, "_INPUT_CHUNK", 512)
     path = tmp_path / "run.gz"
     data = gzip.compress(run_text(20, 200))
     path.write_bytes(data)
-    into = _trec_io._Reader.into
+    into = _sources._Input.into
     calls = []
 
     def truncating_into(self, view):
@@ -422,7 +423,7 @@ def test_a_gzip_file_truncated_during_the_read_is_changed_not_corrupt(tmp_path, 
         calls.append(len(view))
         return into(self, view)
 
-    monkeypatch.setattr(_trec_io._Reader, "into", truncating_into)
+    monkeypatch.setattr(_sources._Input, "into", truncating_into)
     with pytest.raises(OSError, match=rf"{path.name}: the file changed while being read \({len(data):,} bytes "
                                       rf"when opened, {len(data) // 2:,} after reading, [\d,]+ read\)"):
         read_run(path)
