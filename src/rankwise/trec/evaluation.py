@@ -387,8 +387,11 @@ class Qrels(_TrecData):
     def read(cls, path: Source) -> Qrels:
         """Read a TREC qrels file; errors name the file and line.
 
-        ``path`` is a path, ``"-"`` for standard input, or a binary file object; gzip data
-        is decompressed (see :func:`rankwise.trec.io.read_run` for the details and errors).
+        ``path`` is a path, ``"-"`` for standard input, or a binary file object.
+        Compressed data is recognised by its first bytes and decompressed as it is read:
+        gzip, bzip2, xz, and zstd with the optional ``zstandard`` package (``pip install
+        "rankwise[zstd]"``); see :func:`rankwise.trec.io.read_run` for the details and
+        errors.
         """
         return cls(read_qrels(path))
 
@@ -440,7 +443,11 @@ class Qrels(_TrecData):
                                 ("query_ids", "doc_ids", "relevance")))
 
     def write(self, path: PathName) -> None:
-        """Write a TREC qrels file (``.gz`` is compressed)."""
+        """Write a TREC qrels file, compressed if the name ends in ``.gz``, ``.bz2``, ``.xz`` or ``.zst``.
+
+        zstd (``.zst``) needs the optional ``zstandard`` package (``pip install
+        "rankwise[zstd]"``). Relevance is written so that it reads back exactly.
+        """
         write_qrels(path, self._text_columns())
 
     def __repr__(self) -> str:
@@ -475,9 +482,12 @@ class Run(_TrecData):
         """Read a TREC run file; the name defaults to its runid.
 
         ``path`` is a path, ``"-"`` for standard input, or a binary file object (pipes and
-        FIFOs work); gzip data is decompressed as it is read. Errors name the file (and
-        line): ValueError for its content, OSError if it cannot be read or changes while
-        it is read.
+        FIFOs work). Compressed data is recognised by its first bytes and decompressed as
+        it is read: gzip, bzip2, xz, and zstd with the optional ``zstandard`` package
+        (``pip install "rankwise[zstd]"``); a name ending in ``.gz``, ``.bz2``, ``.xz`` or
+        ``.zst`` must hold that format. Errors name the file (and line): ValueError for
+        its content, OSError if it cannot be read or changes while it is read,
+        ImportError for zstd data without ``zstandard``.
         """
         columns = read_run(path)
         if np.isnan(columns.values).any():
@@ -522,7 +532,12 @@ class Run(_TrecData):
                                 ("query_ids", "doc_ids", "scores")), name)
 
     def write(self, path: PathName) -> None:
-        """Write a TREC run file; ranks follow the order of the rows."""
+        """Write a TREC run file; ranks follow the order of the rows.
+
+        Compressed if the name ends in ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` (zstd needs the
+        optional ``zstandard`` package); scores are written so that they read back to the
+        same float.
+        """
         write_run(path, self._text_columns(), self.name)
 
     def __repr__(self) -> str:
