@@ -11,7 +11,7 @@ executed), its imports resolved to absolute module names, and three rules checke
 2. Kernels. A domain's private modules (``rankwise.<domain>._x``, compiled kernels among them)
    are imported only by that domain. ``_core``'s are shared by every domain.
 3. No import inside a function body, so that no cycle can hide behind a lazy import. The
-   exceptions are the optional extras (pandas, pyarrow, polars), which a user may not have
+   exceptions are the optional extras (pandas, pyarrow, polars, zstandard), which a user may not have
    installed, and scipy's submodules: ``stats`` imports ``scipy.stats``/``scipy.special``
    when a test runs, because importing ``scipy.stats`` costs several times as long as
    importing all of rankwise, and ``import rankwise`` should not pay it.
@@ -31,7 +31,7 @@ ROOT = Path(rankwise.__file__).resolve().parent
 # own package. Siblings on one layer (lists, ranks) do not import each other.
 LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "stats": 3, "cli": 4}
 
-LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy")
+LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard")
 
 
 def module_name(path: Path) -> str:

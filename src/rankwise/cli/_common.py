@@ -69,8 +69,8 @@ def read_file(cls: Any, path: str, argument: str, depth: int | None = None) -> A
     """``cls.read(path)`` with errors that name the command-line argument (and -M, when given)."""
     try:
         return cls.read(path)
-    except OSError as error:
-        if error.filename is not None and error.strerror:
+    except (OSError, ImportError) as error:   # ImportError: an optional extra the file's format needs
+        if isinstance(error, OSError) and error.filename is not None and error.strerror:
             raise CliError(f"argument {argument}: can't open {error.filename!r}: {error.strerror}") from None
         raise CliError(f"argument {argument}: {error}") from None
     except (TypeError, ValueError) as error:

@@ -23,8 +23,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                     "query: the mean of every measure, a paired significance test for every pair of runs "
                     "(or every run against --baseline), p-values corrected for multiple comparisons over "
                     "the comparisons of each measure, and win/tie/loss counts.")
-    compare.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); gzip is read too; "
-                                                 "- reads standard input")
+    compare.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel), plain or compressed "
+                                                 "(gzip, bzip2, xz, zstd); - reads standard input")
     compare.add_argument("runs", nargs="*", metavar="run",
                          help="two or more run files; a run is named by its run id, or by its file name when "
                               "run ids repeat; - reads standard input (for one file at most)")

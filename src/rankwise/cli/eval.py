@@ -24,11 +24,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "eval", help="evaluate a TREC run against qrels, as trec_eval does",
         description="Evaluate a TREC run file against a qrels file with trec_eval 10.0's measures; "
                     "the default output is trec_eval's layout.")
-    evaluate.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel); gzip is read too; "
-                                                  "- reads standard input")
-    evaluate.add_argument("run", nargs="?", help="run file (qid Q0 docno rank score runid); gzip is read "
-                                                 "too; - reads standard input (zcat run.gz | rankwise eval "
-                                                 "QRELS -)")
+    evaluate.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel), plain or compressed "
+                                                  "(gzip, bzip2, xz, zstd); - reads standard input")
+    evaluate.add_argument("run", nargs="?", help="run file (qid Q0 docno rank score runid), plain or "
+                                                 "compressed (gzip, bzip2, xz, zstd); - reads standard input "
+                                                 "(zcat run.gz | rankwise eval QRELS -)")
     evaluate.add_argument("--example", action="store_true",
                           help="evaluate the bundled example qrels and run instead of files")
     evaluate.add_argument("-m", action="append", dest="measures", metavar="MEASURE",

@@ -464,9 +464,11 @@ class Qrels(_TrecData):
     def read(cls, path: Source) -> Qrels:
         """Read a TREC qrels file, or a Parquet file; errors name the file and line.
 
-        ``path`` is a path, ``"-"`` for standard input, or a binary file object; gzip data
-        is decompressed (see :func:`rankwise.trec.io.read_run` for the details and errors).
-        A name ending in ``.parquet``, or a file (or seekable stream) starting with
+        ``path`` is a path, ``"-"`` for standard input, or a binary file object.
+        Compressed data is recognised by its first bytes and decompressed as it is read:
+        gzip, bzip2, xz, and zstd with the optional ``zstandard`` package (``pip install
+        "rankwise[zstd]"``); see :func:`rankwise.trec.io.read_run` for the details and
+        errors. A name ending in ``.parquet``, or a file (or seekable stream) starting with
         Parquet's ``PAR1``, is read as Parquet (needs pyarrow): columns ``query_id``,
         ``doc_id`` and ``relevance``, as :meth:`from_arrow` takes them.
         """
@@ -547,8 +549,12 @@ class Qrels(_TrecData):
                                 ("query_ids", "doc_ids", "relevance")))
 
     def write(self, path: PathName) -> None:
-        """Write a TREC qrels file (``.gz`` is compressed), or Parquet if the name ends in ``.parquet``
-        (:meth:`to_arrow`'s table; needs pyarrow)."""
+        """Write a TREC qrels file, compressed if the name ends in ``.gz``, ``.bz2``, ``.xz`` or ``.zst``.
+
+        zstd (``.zst``) needs the optional ``zstandard`` package (``pip install
+        "rankwise[zstd]"``). Relevance is written so that it reads back exactly. A name
+        ending in ``.parquet`` writes Parquet (:meth:`to_arrow`'s table; needs pyarrow).
+        """
         if is_parquet_name(path):
             write_parquet(path, self.to_arrow())
         else:
@@ -586,10 +592,14 @@ class Run(_TrecData):
         """Read a TREC run file; the name defaults to its runid.
 
         ``path`` is a path, ``"-"`` for standard input, or a binary file object (pipes and
-        FIFOs work); gzip data is decompressed as it is read. Errors name the file (and
-        line): ValueError for its content, OSError if it cannot be read or changes while
-        it is read. Parquet is read as :meth:`Qrels.read` reads it, columns ``query_id``,
-        ``doc_id`` and ``score``; the name defaults to the one :meth:`to_arrow` stored.
+        FIFOs work). Compressed data is recognised by its first bytes and decompressed as
+        it is read: gzip, bzip2, xz, and zstd with the optional ``zstandard`` package
+        (``pip install "rankwise[zstd]"``); a name ending in ``.gz``, ``.bz2``, ``.xz`` or
+        ``.zst`` must hold that format. Errors name the file (and line): ValueError for
+        its content, OSError if it cannot be read or changes while it is read,
+        ImportError for zstd data without ``zstandard``. Parquet is read as
+        :meth:`Qrels.read` reads it, columns ``query_id``, ``doc_id`` and ``score``; the
+        name defaults to the one :meth:`to_arrow` stored.
         """
         if is_parquet(path):
             columns, stored = _read_parquet(path, ("query_id", "doc_id", "score"), "Run")
@@ -662,8 +672,13 @@ class Run(_TrecData):
         return self.name
 
     def write(self, path: PathName) -> None:
-        """Write a TREC run file; ranks follow the order of the rows. A name ending in
-        ``.parquet`` writes Parquet (:meth:`to_arrow`'s table, the name kept; needs pyarrow)."""
+        """Write a TREC run file; ranks follow the order of the rows.
+
+        Compressed if the name ends in ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` (zstd needs the
+        optional ``zstandard`` package); scores are written so that they read back to the
+        same float. A name ending in ``.parquet`` writes Parquet (:meth:`to_arrow`'s table,
+        the name kept; needs pyarrow).
+        """
         if is_parquet_name(path):
             write_parquet(path, self.to_arrow())
         else:

@@ -1,8 +1,9 @@
 """Read and write TREC qrels and run files as columns of interned ids.
 
-A file is read whole into one buffer (in large chunks, never memory-mapped: a file that
-changes while it is read is an error, not a signal; gzip is decompressed as it is read)
-and parsed by a Cython kernel in one pass: each id is interned
+A file is read whole into one buffer by :mod:`rankwise.trec.sources` (in large chunks,
+never memory-mapped: a file that changes while it is read is an error, not a signal;
+gzip, bzip2, xz and zstd are decompressed as they are read) and parsed by a Cython
+kernel in one pass: each id is interned
 into a :class:`StringTable` (unique strings in first-seen order, held as UTF-8 bytes)
 and each line becomes one row of integer codes and a float64 value. No Python object
 is made per line, so memory stays proportional to the file.
@@ -29,17 +30,8 @@ Looser: blank lines are skipped in qrels too, and comments may be indented.
 """
 from __future__ import annotations
 
-import errno
-import gzip
-import io
-import mmap
-import os
-import stat
-import sys
-import zlib
 from dataclasses import dataclass
 from functools import partial
-from typing import IO, Any, TypeAlias
 
 import numpy as np
 
@@ -49,6 +41,7 @@ from .._core.parallel import run_alone
 from .._core.strings import StringTable
 from .._core.validation import value_error
 from . import _text
+from .sources import PathName, Raw, Source, open_output, read_all, source_name
 
 __all__ = ["StringTable", "TrecColumns", "check_ids", "check_run_name", "read_qrels", "read_run",
            "source_name", "write_qrels", "write_run"]
@@ -59,21 +52,7 @@ _RUN = "qid Q0 docno rank score runid"
 _NOT_IN_ID = np.zeros(256, dtype=bool)
 _NOT_IN_ID[[0, 9, 10, 11, 12, 13, 32]] = True
 _WRITE_CHUNK = 1 << 18
-# A file of known size is read 16 MiB at a time into one buffer of its size; gzip, pipes and
-# other streams 1 MiB at a time.
-_READ_CHUNK = 1 << 24
-_GZIP_CHUNK = 1 << 20
-_GZIP_MAGIC = b"\x1f\x8b"
-_GZIP_WBITS = 16 + zlib.MAX_WBITS
 _QUOTE_LIMIT = 60
-
-# A file name, as the readers and writers take it.
-PathName: TypeAlias = "str | bytes | os.PathLike[str] | os.PathLike[bytes]"
-# What the readers take: a file name, "-" for standard input, or a file object (binary, or
-# text with a binary ``.buffer``).
-Source: TypeAlias = "PathName | IO[bytes] | IO[str]"
-# A file's whole contents: a memory map of a regular file, or the bytes of any other stream.
-Raw: TypeAlias = "bytes | mmap.mmap"
 
 
 @dataclass(eq=False)
@@ -123,8 +102,10 @@ def read_qrels(path: Source) -> TrecColumns:
         Naming the file and line: a line without exactly 4 fields, a relevance that is
         not a finite number, an id that is not UTF-8, a docno judged twice for one
         query (trec_eval rejects such qrels), or no data line at all; and as
-        :func:`read_run` for gzip data.
+        :func:`read_run` for compressed data.
     OSError
+        As :func:`read_run`.
+    ImportError
         As :func:`read_run`.
     """
     return _read(path, run=False)
@@ -143,10 +124,13 @@ def read_run(path: Source) -> TrecColumns:
         A path; the string ``"-"`` for standard input (``"./-"`` or ``Path("-")`` is a
         file named ``-``); or an open binary stream (a text stream such as ``sys.stdin``
         is read through its ``.buffer``), read from its current position to its end and
-        left open. Pipes, FIFOs and ``/dev/stdin`` work: nothing seeks. Data starting
-        with gzip's magic bytes is decompressed as it is read (several members, as
-        ``cat a.gz b.gz`` makes, are read in turn); a path ending in ``.gz`` must hold
-        gzip data.
+        left open. Pipes, FIFOs and ``/dev/stdin`` work: nothing seeks. Compressed
+        data is recognised by its first bytes, whatever the name, and decompressed as it
+        is read: gzip, bzip2, xz, and zstd if the optional ``zstandard`` package is
+        installed (``pip install "rankwise[zstd]"``). Concatenated parts (gzip members,
+        as ``cat a.gz b.gz`` makes; bzip2 and xz streams; zstd frames) are read in turn.
+        A path ending in ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` must hold data in that
+        format.
 
     Returns
     -------
@@ -159,12 +143,15 @@ def read_run(path: Source) -> TrecColumns:
     ValueError
         Naming the file and line: a line with fewer than 6 fields, a score that is not
         a number, an id that is not UTF-8, a NUL byte, a docno retrieved twice for one
-        query, or no data line at all (an empty file). Naming the file: gzip data that
-        is corrupt (a bad header or CRC), truncated, or followed by other bytes.
+        query, or no data line at all (an empty file). Naming the file: compressed data
+        that is corrupt (a bad header or checksum), truncated, or followed by other
+        bytes, or not in the format its name's extension says.
     OSError
         The file cannot be opened or read (missing, a directory, no permission), or it
         changed while being read (another process wrote or truncated it: its size or
         timestamps differ before and after, or fewer bytes came than its size).
+    ImportError
+        The data is zstd and the ``zstandard`` package is not installed.
     TypeError
         ``path`` is none of the above, or a text stream without a binary buffer.
     """
@@ -175,7 +162,9 @@ def write_qrels(path: PathName, columns: TrecColumns) -> None:
     """Write ``qid 0 docno rel`` lines, one per row, in row order.
 
     An integral relevance is written as an integer, any other in Python's ``repr``
-    (which reads back to the same double). A path ending in ``.gz`` is gzip-compressed.
+    (which reads back to the same double). The file is compressed if the name ends in
+    ``.gz`` (gzip), ``.bz2`` (bzip2), ``.xz`` (xz) or ``.zst`` (zstd, which needs the
+    ``zstandard`` package): see :func:`rankwise.trec.sources.open_output`.
 
     Examples
     --------
@@ -213,12 +202,13 @@ def write_run(path: PathName, columns: TrecColumns, name: str) -> None:
 
     ``rank`` counts 1, 2, ... over each query's rows in the order given (so give rows
     sorted by score, best first, for a conventional file; trec_eval ignores ranks).
-    Scores are written in Python's ``repr``, which reads back to the same double. A
-    path ending in ``.gz`` is gzip-compressed.
+    Scores are written in Python's ``repr``, which reads back to the same double. The
+    file is compressed if the name ends in ``.gz``, ``.bz2``, ``.xz`` or ``.zst``, as
+    :func:`write_qrels` says.
 
     Examples
     --------
-    >>> import os, tempfile
+    >>> import gzip, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "run.txt.gz")
     >>> queries, query_codes = StringTable.from_strings(["q1", "q2", "q1"])
     >>> docs, doc_codes = StringTable.from_strings(["d1", "d1", "d2"])
@@ -239,265 +229,6 @@ def write_run(path: PathName, columns: TrecColumns, name: str) -> None:
 
 
 # ---------------------------------------------------------------------------- reading
-
-def _is_stdin(source: object) -> bool:
-    # The string "-" only: Path("-") is a file named "-".
-    return isinstance(source, (str, bytes)) and source in ("-", b"-")
-
-
-def source_name(source: object) -> str:
-    """How messages name a source: its path, ``<stdin>`` for ``"-"``, a stream's ``name``."""
-    if _is_stdin(source):
-        return "<stdin>"
-    if isinstance(source, (str, bytes, os.PathLike)):
-        path = os.fspath(source)
-        return os.fsdecode(path) if isinstance(path, bytes) else path
-    name = getattr(source, "name", None)
-    if isinstance(name, bytes):
-        name = os.fsdecode(name)
-    if isinstance(name, int) and not isinstance(name, bool):
-        return f"<file descriptor {name}>"
-    return name if isinstance(name, str) and name else "<stream>"
-
-
-def _binary(stream: Any, name: str) -> Any:
-    """A binary stream to read: a text stream gives its ``.buffer``, or is refused."""
-    if isinstance(stream, io.TextIOBase):
-        buffer = getattr(stream, "buffer", None)
-        if buffer is None:
-            raise TypeError(f"{name} is a text stream without a binary buffer; pass a path or a binary "
-                            "file object (open(path, 'rb'))")
-        return buffer
-    return stream
-
-
-def _open(source: object) -> tuple[Any, str, bool]:
-    """(binary stream, its name for messages, whether this reader opened it)."""
-    if _is_stdin(source):
-        if sys.stdin is None:
-            raise ValueError("'-' means standard input, but this process has none")
-        return _binary(sys.stdin, "<stdin>"), "<stdin>", False
-    if isinstance(source, (str, bytes, os.PathLike)):
-        path = source_name(source)
-        stream = open(path, "rb", buffering=0)
-        if stat.S_ISDIR(os.fstat(stream.fileno()).st_mode):
-            stream.close()
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-        return stream, path, True
-    if callable(getattr(source, "readinto", None)) or callable(getattr(source, "read", None)):
-        name = source_name(source)
-        return _binary(source, name), name, False
-    raise TypeError(f"path must be a path (str or os.PathLike), '-' for standard input, or a binary file "
-                    f"object, got {type(source).__name__}")
-
-
-def _regular_stat(stream: Any) -> os.stat_result | None:
-    """fstat of the stream's file if it is a regular file, else None."""
-    try:
-        info = os.fstat(stream.fileno())
-    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
-        return None
-    return info if stat.S_ISREG(info.st_mode) else None
-
-
-def _changed(name: str, before: os.stat_result, after: os.stat_result, consumed: int,
-             expected: int | None) -> OSError:
-    sizes = f"{before.st_size:,} bytes when opened, {after.st_size:,} after reading"
-    if expected is not None:
-        sizes += f", {consumed:,} read"
-    return OSError(f"{name}: the file changed while being read ({sizes}); read it again once nothing "
-                   "is writing to it")
-
-
-class _Reader:
-    """Reads a binary stream in large chunks: ``into(view)`` fills a slice of a buffer.
-
-    ``consumed`` counts the bytes read; past ``limit`` (a regular file's size when opened)
-    the file has grown under the reader, which stops at once.
-    """
-
-    def __init__(self, stream: Any, name: str, limit: int | None, before: os.stat_result | None) -> None:
-        self.name, self.limit, self.before, self.consumed = name, limit, before, 0
-        self._stream = stream
-        readinto = getattr(stream, "readinto", None)
-        self._readinto = readinto if callable(readinto) else self._via_read
-
-    def _via_read(self, view: bytearray | memoryview) -> int | None:
-        data = self._stream.read(len(view))
-        if data is None:
-            return None
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"{self.name}: read() returned {type(data).__name__}, not bytes; pass a binary "
-                            "stream or a path")
-        if len(data) > len(view):
-            raise ValueError(f"{self.name}: read({len(view)}) returned {len(data)} bytes, more than asked "
-                             "for")
-        view[:len(data)] = data
-        return len(data)
-
-    def into(self, view: bytearray | memoryview) -> int:
-        """Bytes read into ``view`` (0 at the end of the stream)."""
-        try:
-            got = self._readinto(view)
-        except OSError as exc:
-            if exc.filename is None and exc.errno is not None:
-                raise type(exc)(exc.errno, exc.strerror, self.name) from None
-            raise
-        if got is None:
-            raise ValueError(f"{self.name}: the stream is non-blocking and has no data ready; pass a "
-                             "blocking stream")
-        self.consumed += got
-        if self.limit is not None and self.consumed > self.limit:
-            assert self.before is not None  # a limit is the size of the file ``before`` describes
-            after = os.fstat(self._stream.fileno())
-            raise _changed(self.name, self.before, after, self.consumed, self.limit)
-        return got
-
-
-def _gunzip(reader: _Reader, head: bytes, out: io.BytesIO) -> None:
-    """Decompress gzip members (``cat a.gz b.gz``) chunk by chunk into ``out``, from ``head`` on.
-
-    Zero bytes after a member are padding (as gzip and Python's gzip module read them);
-    anything else after a member, a bad header or CRC, or a stream that ends inside a
-    member is a ValueError naming the file.
-    """
-    name = reader.name
-    chunk = bytearray(_GZIP_CHUNK)
-    decompressor, members, offset, data = None, 0, 0, head   # offset: bytes before `data`
-    while True:
-        while True:
-            if decompressor is None:
-                # Between members: zero padding, or the next member's header.
-                stripped = data.lstrip(b"\0")
-                offset, data = offset + len(data) - len(stripped), stripped
-                if not data:
-                    break
-                if members and not _GZIP_MAGIC.startswith(data[:2]):
-                    raise ValueError(f"{name}: the data after the end of the gzip stream (at byte "
-                                     f"{offset:,}) is not gzip; the file has trailing garbage")
-                decompressor = zlib.decompressobj(_GZIP_WBITS)
-            try:
-                piece = decompressor.decompress(data, _GZIP_CHUNK)
-            except zlib.error as exc:
-                reason = str(exc).rpartition("decompressing data: ")[2]
-                raise ValueError(f"{name}: cannot decompress as gzip ({reason}); the file is "
-                                 "corrupt") from None
-            out.write(piece)
-            rest = decompressor.unused_data if decompressor.eof else decompressor.unconsumed_tail
-            offset, data = offset + len(data) - len(rest), rest
-            if decompressor.eof:
-                decompressor, members = None, members + 1
-            elif not data and len(piece) < _GZIP_CHUNK:
-                break      # all input used and no output pending: read more
-        got = reader.into(chunk)
-        if not got:
-            break
-        data = bytes(memoryview(chunk)[:got])
-    if decompressor is not None:
-        raise ValueError(f"{name}: the gzip data is truncated (it ends inside a member, after {offset:,} "
-                         "bytes); the file is incomplete")
-
-
-def _read_sized(reader: _Reader, size: int) -> tuple[mmap.mmap | None, bytes]:
-    """A file of known ``size`` read into one buffer of that size: (buffer, b"").
-
-    If it starts as gzip: (None, its first bytes), the buffer freed. The buffer is
-    anonymous memory (an mmap of no file: nothing a file's changes can reach), whose pages
-    the system clears as the chunks are read into them; ``bytearray(size)`` would clear
-    them all first, in one call that Ctrl-C cannot cut short (half a second per GB). A size
-    the process cannot get fails before any read.
-    """
-    try:
-        # Private: shared anonymous memory is a file of the system's memory file system.
-        buffer = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE) if hasattr(mmap, "MAP_PRIVATE") else \
-            mmap.mmap(-1, size)
-    except (OSError, OverflowError, ValueError):
-        raise MemoryError(f"{reader.name}: cannot hold {size:,} bytes in memory to read it (the file "
-                          "is larger than the memory this process can get)") from None
-    filled, head = 0, b""
-    with memoryview(buffer) as view:
-        # A first read small enough to copy out if it is gzip.
-        while filled < 2 and (got := reader.into(view[filled:filled + _GZIP_CHUNK])):
-            filled += got
-        if view[:2] == _GZIP_MAGIC:
-            head = bytes(view[:filled])
-        else:
-            while got := reader.into(view[filled:filled + _READ_CHUNK]):
-                filled += got
-    if head:
-        buffer.close()
-        return None, head
-    if filled == size:
-        reader.into(bytearray(1))      # a byte more: a file that grows gives it, and the reader stops
-    return buffer, b""
-
-
-def _read_stream(reader: _Reader, out: io.BytesIO) -> bytes:
-    """A stream of unknown size copied into ``out`` chunk by chunk: b"", or its first bytes if gzip.
-
-    ``out`` grows by an eighth at a time and gives its bytes without a copy, cut to their
-    size (a bytearray would keep its unused end unless that is half of it or more).
-    """
-    chunk = bytearray(_GZIP_CHUNK)
-    with memoryview(chunk) as view:
-        while out.tell() < 2 and (got := reader.into(view)):
-            out.write(view[:got])
-        with out.getbuffer() as written:
-            if written[:2] == _GZIP_MAGIC:
-                return bytes(written)
-        while got := reader.into(view):
-            out.write(view[:got])
-    return b""
-
-
-def _read_source(source: object) -> tuple[str, Raw, bool]:
-    """(name, all the bytes, decompressed if gzip, whether they were gzip): see :func:`read_run`."""
-    stream, name, owned = _open(source)
-    try:
-        before = _regular_stat(stream)
-        # A file this reader opened is read from its start; its size bounds the read.
-        limit = before.st_size if owned and before is not None else None
-        if before is not None and before.st_size == 0:
-            limit = None           # /proc and similar files report 0 bytes and have more
-        reader = _Reader(stream, name, limit, before)
-        data: Raw | None = None
-        problem: ValueError | None = None
-        out, head = io.BytesIO(), b""
-        try:
-            if limit is not None:
-                data, head = _read_sized(reader, limit)
-            else:
-                data, head = None, _read_stream(reader, out)
-            if head:
-                out = io.BytesIO()
-                _gunzip(reader, head, out)
-            if data is None:
-                data = out.getvalue()
-        except MemoryError as exc:
-            if str(exc).startswith(name):
-                raise
-            raise MemoryError(f"{name}: out of memory after reading {reader.consumed:,} bytes (the data is "
-                              "larger than the memory this process can get)") from None
-        except ValueError as exc:
-            problem = exc          # corrupt gzip, unless the file changed: that is checked first
-        del out
-        if before is not None:
-            after = os.fstat(stream.fileno())
-            # Files of /proc and the like report 0 bytes, and timestamps that move: not compared.
-            if (before.st_size or after.st_size) and ((before.st_size, before.st_mtime_ns, before.st_ctime_ns)
-                    != (after.st_size, after.st_mtime_ns, after.st_ctime_ns)
-                    or (limit is not None and reader.consumed != limit)):
-                raise _changed(name, before, after, reader.consumed, limit)
-        if problem is not None:
-            raise problem
-        assert data is not None  # read, or else a problem was raised
-        if not head and name.endswith(".gz") and data:
-            raise ValueError(f"{name}: the name ends in .gz but the data is not gzip (no gzip header)")
-        return name, data, bool(head)
-    finally:
-        if owned:
-            stream.close()
-
 
 def _line_of(raw: Raw, position: int) -> int:
     return raw[:position].count(b"\n") + 1
@@ -548,8 +279,8 @@ def _check_utf8(path: str, table: StringTable, codes: np.ndarray, lines: np.ndar
     return line, f"{path}, line {line}: {what} {_quote(raw)} is not valid UTF-8"
 
 
-def _read(source: object, run: bool) -> TrecColumns:
-    path, raw, gz = _read_source(source)
+def _read(source: Source, run: bool) -> TrecColumns:
+    path, raw, codec = read_all(source)
     _check_text(path, raw)
     try:
         (query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values, lines,
@@ -559,7 +290,7 @@ def _read(source: object, run: bool) -> TrecColumns:
     name = bytes(raw[name_start:name_stop])
     kind = "run" if run else "qrels"
     if not raw:
-        what = "decompressed data" if gz else "file"
+        what = "decompressed data" if codec else "file"
         raise ValueError(f"{path}: no {kind} lines found: the {what} is empty")
     del raw
     if query_codes.shape[0] == 0:
@@ -635,15 +366,11 @@ def _prepare(columns: TrecColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return query_codes, doc_codes, values
 
 
-def _write(path: object, columns: TrecColumns, query_codes: np.ndarray, doc_codes: np.ndarray,
+def _write(path: PathName, columns: TrecColumns, query_codes: np.ndarray, doc_codes: np.ndarray,
            values: np.ndarray, ranks: np.ndarray, name: bytes) -> None:
-    if not isinstance(path, (str, bytes, os.PathLike)):
-        raise TypeError(f"path must be a str, bytes or os.PathLike file name, got {type(path).__name__}")
-    path = os.fspath(path)
-    is_gz = (path.endswith(b".gz") if isinstance(path, bytes) else path.endswith(".gz"))
     queries, docs = columns.queries, columns.docs
     rows = (query_codes, doc_codes, values, ranks)
-    with (gzip.open(path, "wb", compresslevel=6) if is_gz else open(path, "wb")) as f:
+    with open_output(path) as f:
         for start in range(0, values.shape[0], _WRITE_CHUNK):
             stop = min(start + _WRITE_CHUNK, values.shape[0])
             f.write(_text.format_rows((queries.data, queries.offsets), (docs.data, docs.offsets), rows, name,
