@@ -12,6 +12,8 @@ import sys
 import textwrap
 import threading
 import time
+import types
+from functools import partial
 
 import numpy as np
 import pytest
@@ -258,13 +260,17 @@ def test_text_kernels_return_at_once_when_stopped():
     text = b"q1 Q0 d1 1 0.5 r\nq1 Q0 d1 2 0.4 r\n" * 1000  # a repeated document
     data = np.frombuffer(b"abcabd", dtype=np.uint8)
     offsets = np.array([0, 3, 6], dtype=np.int64)
-    assert _text.parse_lines(text, True, _stopped()) is None
+    parser = _text.Parser(True, 1)
+    parser.split(text, 1)
+    assert parser.tokenize(0, 1, _stopped()) is None
+    assert parser.tokenize(0, 1) and parser.error() is None and parser.prepare() == 2000
+    assert parser.intern_docs(0, 64, _stopped()) is None
     assert _intern.intern(data, offsets, stop=_stopped()) is None
     assert _intern.lookup(data, offsets, data, offsets, stop=_stopped()) is None
     assert _intern.byte_ranks(data, offsets, _stopped()) is None
     assert _intern.first_seen(np.array([0, 1]), np.array([0, 1]), 2, _stopped()) is None
     bad = np.frombuffer(b"\xff", dtype=np.uint8)
-    assert _text.first_invalid_utf8(bad, np.array([0, 1]), _stopped()) == -1
+    assert _text.invalid_utf8(bad, np.array([0, 1]), _stopped()) is None
 
 
 def _out_of_budget():
@@ -333,9 +339,21 @@ _KERNELS = {
 }
 # Kernel modules that trec.io and _core.strings use through their module object: name -> kernels.
 _MODULE_KERNELS = {
-    "_text": (_text, "rankwise.trec.io", ["first_invalid_utf8", "parse_lines"]),
+    "_text": (_text, "rankwise.trec.io", ["invalid_utf8"]),
     "_intern": (_intern, "rankwise._core.strings", ["intern", "lookup", "byte_ranks"]),
 }
+
+
+class _ParserSpy:
+    """A ``_text.Parser`` whose parallel steps go through the spy."""
+
+    def __init__(self, spy, *args):
+        self._parser = _text.Parser(*args)
+        self.tokenize = spy("Parser.tokenize", self._parser.tokenize)
+        self.intern_docs = spy("Parser.intern_docs", self._parser.intern_docs)
+
+    def __getattr__(self, name):
+        return getattr(self._parser, name)
 
 
 class _ModuleSpy:
@@ -365,6 +383,8 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
             monkeypatch.setattr(module, name, spy(f"{module_name}.{name}", getattr(module, name)))
     for label, (module, user, names) in _MODULE_KERNELS.items():
         monkeypatch.setattr(importlib.import_module(user), label, _ModuleSpy(spy, label, module, names))
+    monkeypatch.setattr(importlib.import_module("rankwise.trec.parsing"), "_text",
+                        types.SimpleNamespace(Parser=partial(_ParserSpy, spy)))
 
     y, s = rng.integers(0, 3, (20, 50)), rng.random((20, 50))
     rw.evaluate(y, s, ["MAP", "nDCG@10"])
@@ -386,6 +406,7 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
     rw.compare(a, b, "bootstrap", n_resamples=100, seed=1)
     expected = {f"{m}.{n}" for m, names in _KERNELS.items() for n in names}
     expected |= {f"{label}.{n}" for label, (_, _, names) in _MODULE_KERNELS.items() for n in names}
+    expected |= {"Parser.tokenize", "Parser.intern_docs"}
     assert set(calls) == expected
 
 

@@ -31,7 +31,7 @@ import rankwise as rw
 from rankwise.cli import main as cli_main
 from rankwise.trec import sources
 from rankwise.trec.io import read_qrels, read_run, write_qrels, write_run
-from rankwise.trec.sources import open_output, open_text, read_all
+from rankwise.trec.sources import open_output, open_text
 
 CODECS = ["gzip", "bzip2", "xz", "zstd"]
 EXTENSION = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst"}
@@ -106,7 +106,7 @@ def test_every_format_by_extension_and_by_magic(tmp_path, codec, name):
     assert rows_of(read_run(str(path).encode())) == reference_rows(RAW)
     with open_text(path) as text:
         assert (text.name, text.codec, text.size) == (str(path), codec, None)
-    assert read_all(path)[1:] == (RAW, codec)
+    assert read_text(path)[0] == RAW
 
 
 def test_the_command_line_tools_files_read(tmp_path, codec):
@@ -138,8 +138,7 @@ def test_plain_text_is_read_straight_and_knows_its_size(tmp_path):
     with open(path, "rb") as f, open_text(f) as text:      # a stream given open: no size
         assert (text.name, text.codec, text.size) == (str(path), None, None)
     assert read_text(io.BytesIO(RAW), 999)[0] == RAW
-    name, raw, codec = read_all(path)
-    assert (name, bytes(raw), codec) == (str(path), RAW, None)
+    assert read_text(path)[0] == RAW
 
 
 # ---------------------------------------------------------------------------- streams

@@ -17,6 +17,7 @@ import time
 import pytest
 
 import rankwise as rw
+from rankwise.trec import parsing as _parsing
 from rankwise.trec import sources as _sources
 from rankwise.trec.io import read_qrels, read_run
 
@@ -132,8 +133,7 @@ def test_gzip_stream_needs_no_seek_and_reads_every_member(tmp_path):
 
 def test_big_gzip_output_in_many_pieces(tmp_path, monkeypatch):
     # Small chunks and output pieces: every branch of the decompression loop, many times.
-    monkeypatch.setattr(_sources, "_READ_CHUNK", 1000)
-    monkeypatch.setattr(_sources, "_STREAM_CHUNK", 777)
+    monkeypatch.setattr(_parsing, "_BLOCK", 1000)
     monkeypatch.setattr(_sources, "_INPUT_CHUNK", 333)
     raw = run_text(40, 300)
     (tmp_path / "run.gz").write_bytes(gzip.compress(raw, compresslevel=9) + gzip.compress(raw[:0]))
@@ -262,8 +262,8 @@ def test_fifo(tmp_path, compress):
 
 @pytest.mark.parametrize("change", ["truncate", "append", "rewrite"])
 def test_a_file_changed_during_the_read_is_an_oserror(tmp_path, monkeypatch, change):
-    # The change happens between two chunks of the read, deterministically.
-    monkeypatch.setattr(_sources, "_READ_CHUNK", 4096)
+    # The change happens between two blocks of the read, deterministically.
+    monkeypatch.setattr(_parsing, "_BLOCK", 4096)
     path = tmp_path / "run.txt"
     path.write_bytes(RAW)
     calls = []
@@ -350,8 +350,9 @@ def test_truncating_a_file_while_it_is_read_never_kills_the_reader(tmp_path, com
     assert out.decode().count("\n") == 25
 
 
-def test_a_file_too_large_for_memory_is_a_memoryerror_naming_it(tmp_path, monkeypatch):
-    # A size no process can allocate (as a sparse file of exabytes would report).
+def test_a_file_claiming_more_bytes_than_it_holds_is_an_oserror_naming_it(tmp_path, monkeypatch):
+    # A size no process could allocate (as a sparse file of exabytes would report): the reader
+    # takes the size as a hint only, reads what the file holds and finds it short.
     path = tmp_path / "huge.run"
     path.write_bytes(RAW)
     real_fstat = os.fstat
@@ -362,7 +363,7 @@ def test_a_file_too_large_for_memory_is_a_memoryerror_naming_it(tmp_path, monkey
         return os.stat_result(info)
 
     monkeypatch.setattr(_sources.os, "fstat", huge_fstat)
-    with pytest.raises(MemoryError, match=rf"huge\.run: cannot hold {2**62:,} bytes in memory to read it"):
+    with pytest.raises(OSError, match=rf"huge\.run: the file changed while being read \({2**62:,} bytes when"):
         read_run(path)
 
 

@@ -9,7 +9,7 @@
 # runs per batch of strings or per new string lives in _intern.pyx, with the Python-visible
 # kernels of StringTable (``_core/strings.py``).
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcpy
 
 
 cdef extern from *:
@@ -77,6 +77,26 @@ cdef inline uint64_t hash_bytes(const uint8_t* p, Py_ssize_t n) noexcept nogil:
     return finish(h)
 
 
+cdef inline bint same_bytes(const uint8_t* a, const uint8_t* b, int64_t n) noexcept nogil:
+    # memcmp(a, b, n) == 0 without a call: ids are short, and compared once per line.
+    cdef uint64_t x, y
+    while n >= 8:
+        memcpy(&x, a, 8)
+        memcpy(&y, b, 8)
+        if x != y:
+            return False
+        a += 8
+        b += 8
+        n -= 8
+    while n > 0:
+        if a[0] != b[0]:
+            return False
+        a += 1
+        b += 1
+        n -= 1
+    return True
+
+
 cdef struct Slot:
     uint32_t tag            # low half of the hash: most mismatches never touch the bytes
     int32_t code            # -1: empty
@@ -85,6 +105,13 @@ cdef struct Slot:
 cdef struct Entry:
     int64_t start           # the string is base[start:start + length]
     int64_t length
+
+
+cdef struct Arena:
+    # Bytes an interner owns (its ``base``) when the strings it holds outlive their source.
+    uint8_t* data
+    int64_t size
+    int64_t capacity
 
 
 cdef struct Probe:
@@ -122,8 +149,7 @@ cdef inline int64_t interner_find(const Interner* t, const uint8_t* p, int64_t n
         c = t.slots[i].code
         if c < 0:
             return -1 - <int64_t>i
-        if (t.slots[i].tag == tag and t.entries[c].length == n
-                and memcmp(t.base + t.entries[c].start, p, n) == 0):
+        if t.slots[i].tag == tag and t.entries[c].length == n and same_bytes(t.base + t.entries[c].start, p, n):
             return c
         i = (i + 1) & t.mask
 
@@ -140,6 +166,8 @@ cdef inline void probe_init(const Interner* t, Probe* probe, const uint8_t* base
 cdef int interner_init(Interner* t, const uint8_t* base, int64_t expected) noexcept nogil
 cdef void interner_free(Interner* t) noexcept nogil
 cdef int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noexcept nogil
+cdef int interner_reserve(Interner* t, int64_t expected) noexcept nogil
+cdef int64_t interner_add_owned(Interner* t, Arena* a, const uint8_t* p, int64_t n, uint64_t h) noexcept nogil
 cdef void prefetch_matches(const Interner* t, const Probe* probes, Py_ssize_t n) noexcept nogil
 cdef int add_batch(Interner* t, const Probe* probes, Py_ssize_t n, int64_t* codes,
                    Py_ssize_t stride) noexcept nogil

@@ -83,6 +83,43 @@ cdef int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noe
     return t.size - 1
 
 
+cdef int interner_reserve(Interner* t, int64_t expected) noexcept nogil:
+    """Room for ``expected`` strings without regrowing; -1 if out of memory."""
+    cdef void* grown
+    if expected > t.capacity:
+        grown = realloc(t.entries, expected * sizeof(Entry))
+        if grown == NULL:
+            return -1
+        t.entries = <Entry*>grown
+        t.capacity = expected
+    while 2 * <uint64_t>expected > t.mask + 1:
+        if interner_grow_slots(t) < 0:
+            return -1
+    return 0
+
+
+cdef int64_t interner_add_owned(Interner* t, Arena* a, const uint8_t* p, int64_t n, uint64_t h) noexcept nogil:
+    """The code of the bytes p[:n], copied into ``a`` (``t``'s base) if new; -1 if out of memory.
+
+    For strings read from a buffer that is reused: the interner keeps its own copy.
+    """
+    cdef int64_t found = interner_find(t, p, n, h), capacity
+    cdef void* grown
+    if found >= 0:
+        return found
+    if a.size + n > a.capacity:
+        capacity = max(2 * a.capacity, a.size + n, <int64_t>4096)
+        grown = realloc(a.data, capacity)
+        if grown == NULL:
+            return -1
+        a.data = <uint8_t*>grown
+        a.capacity = capacity
+        t.base = a.data
+    memcpy(a.data + a.size, p, n)
+    a.size += n
+    return interner_add(t, a.size - n, n, h)
+
+
 cdef void prefetch_matches(const Interner* t, const Probe* probes, Py_ssize_t n) noexcept nogil:
     # A big table answers each probe with up to three cache misses in a chain: the slot,
     # the entry, the stored bytes. probe_init asked for the slots; asking for the next

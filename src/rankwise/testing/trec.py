@@ -578,3 +578,103 @@ def random_case(rng, *, n_queries=8, max_docs=14, score_values=None, all_negativ
             if "9" in run[qid] and "10" in run[qid]:
                 run[qid]["9"] = run[qid]["10"]
     return qrels, run
+
+
+# ---------------------------------------------------------------------------- reading files
+
+_FIELD_SPACE = b" \t\n\v\f\r"       # C's isspace in the C locale
+
+
+def _c_number(token: bytes) -> float | None:
+    """strtod of the whole token: decimal forms, inf and nan through float(), hex through float.fromhex."""
+    text = token.decode("ascii", errors="replace")
+    if "_" in text or text.strip() != text:
+        return None
+    try:
+        return float.fromhex(text) if text.lower().lstrip("+-").startswith("0x") else float(text)
+    except ValueError:
+        return None
+
+
+def _quote(token: bytes) -> str:
+    text = token.decode("utf-8", errors="backslashreplace")
+    return f"'{text}'" if len(text) <= 60 else f"'{text[:57]}...'"
+
+
+def _line_problem(fields: list[bytes], run: bool) -> tuple[str, float | None]:
+    """(message tail, value): an empty tail for a good line."""
+    layout = "qid Q0 docno rank score runid" if run else "qid iter docno rel"
+    need = 6 if run else 4
+    if len(fields) < need:
+        what = f"at least 6 fields ({layout})" if run else f"4 fields ({layout})"
+        return f"a {'run' if run else 'qrels'} line needs {what}, found {len(fields)}", None
+    if not run and len(fields) > 4:
+        return (f"a qrels line has exactly 4 fields ({layout}), found {len(fields)}; trec_eval rejects extra "
+                "fields in qrels"), None
+    token = fields[4 if run else 3]
+    value = _c_number(token)
+    what = "score" if run else "relevance"
+    if value is None:
+        return f"{what} {_quote(token)} is not a number", None
+    if not run and not math.isfinite(value):
+        return f"{what} {_quote(token)} is not a finite number", None
+    return "", value
+
+
+def read_trec(raw: bytes, run: bool, path: str = "file") -> tuple[list[tuple[str, str, float, int]], str | None]:
+    """A qrels (``run=False``) or run file's rows ``(qid, docno, value, line)`` and runid, line by line.
+
+    The reference for ``Qrels.read``/``Run.read``: the same rows, or a ValueError with the
+    same message, checked in the same order (a NUL byte anywhere; a file of one line with
+    a bare carriage return; the first malformed line; an empty file or one of comments
+    only; the earliest id that is not UTF-8; the runid; the first docno repeated for a
+    query). Numbers: the decimal and hexadecimal forms, ``inf`` and ``nan`` (as ``strtod``
+    reads them; not ``nan(...)``).
+    """
+    if b"\0" in raw:
+        line = raw[:raw.index(b"\0")].count(b"\n") + 1
+        raise ValueError(f"{path}, line {line}: NUL byte; TREC files are plain text (is this file UTF-16 or "
+                         "binary?)")
+    if b"\n" not in raw and b"\r" in raw.rstrip():
+        raise ValueError(f"{path}: lines end with a bare carriage return (\\r); use \\n or \\r\\n line endings")
+    rows, name = [], b""
+    for number, line in enumerate(raw.split(b"\n"), 1):
+        fields = line.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        problem, value = _line_problem(fields, run)
+        if problem:
+            raise ValueError(f"{path}, line {number}: {problem}")
+        rows.append((fields[0], fields[2], value, number))
+        name = fields[5] if run else name
+    kind = "run" if run else "qrels"
+    if not raw:
+        raise ValueError(f"{path}: no {kind} lines found: the file is empty")
+    if not rows:
+        raise ValueError(f"{path}: no {kind} lines found (only comments and blank lines)")
+    return _checked_rows(rows, name, run, path)
+
+
+def _checked_rows(rows: list[tuple[Any, ...]], name: bytes, run: bool,
+                  path: str) -> tuple[list[tuple[str, str, float, int]], str | None]:
+    problems = []
+    for i, what in ((0, "query id"), (1, "docno")):
+        for row in rows:
+            try:
+                row[i].decode("utf-8")
+            except UnicodeDecodeError:
+                problems.append((row[3], f"{path}, line {row[3]}: {what} {_quote(row[i])} is not valid UTF-8"))
+                break
+    if problems:
+        raise ValueError(min(problems)[1])
+    try:
+        run_name = name.decode("utf-8") if run else None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}, line {rows[-1][3]}: runid {_quote(name)} is not valid UTF-8") from None
+    seen: dict[tuple[bytes, bytes], int] = {}
+    for q, d, _, line in rows:
+        if (q, d) in seen:
+            raise ValueError(f"{path} has document {d.decode()!r} twice for query {q.decode()!r} (lines "
+                             f"{seen[q, d]} and {line}); trec_eval rejects duplicates")
+        seen[q, d] = line
+    return [(q.decode(), d.decode(), v, line) for q, d, v, line in rows], run_name

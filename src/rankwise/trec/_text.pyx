@@ -12,15 +12,16 @@ import numpy as np
 from rankwise._core._enums import LineErrorKind
 
 from libc.math cimport floor, isfinite
-from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memchr, memcmp, memcpy, memset
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memchr, memcpy, memset
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free
 
 from rankwise._core._enums cimport NOT_FINITE, NOT_NUMBER, TOO_FEW, TOO_MANY
-from rankwise._core._intern cimport (BATCH, Interner, Probe, Spans, add_batch, interner_add, interner_free,
-                                     interner_hash, interner_init, interner_table, pointer, probe_init)
+from rankwise._core._intern cimport (BATCH, MIN_SLOTS, Arena, Interner, Slot, Spans, hash_bytes,
+                                     interner_add_owned, interner_free, interner_hash, interner_init,
+                                     interner_reserve, pointer, prefetch, same_bytes, slot_of)
 from rankwise._core._stop cimport POLL_MASK, flag_of, stopped, was_stopped
 
 
@@ -68,10 +69,6 @@ if not c_locale_init():
     raise ImportError("rankwise.trec._text: cannot create the C locale for number parsing")
 
 
-class LineError(ValueError):
-    """A malformed line. ``args``: (kind, 1-based line, fields found, token start, token stop)."""
-
-
 cdef enum:
     NEWLINE = 10
     SPACE = 32
@@ -82,8 +79,6 @@ cdef enum:
     STOPPED = 98
     # Tokens copied into a stack buffer for strtod; longer ones are allocated.
     NUMBER_BUFFER = 64
-    # Bytes of text between two checks of the stop flag: some 25,000 lines.
-    TEXT_BLOCK = 1 << 20
 
 # Exact powers of ten: a mantissa below 2**53 times or over one of these is rounded once,
 # which is the correctly rounded result (Clinger's fast path).
@@ -219,56 +214,123 @@ def parse_numbers(const uint8_t[::1] data, const int64_t[::1] offsets):
 
 # ---------------------------------------------------------------------------- parsing
 
+# A file is parsed block by block (blocks end at line ends), each block in three steps:
+# 1. tokenize: the block is cut at line ends into pieces, one thread per piece; each line
+#    gives its value, its docno's span and hash, and the query id where it changes.
+# 2. intern_docs: docnos are interned in PARTITIONS tables by the top bits of their hash,
+#    one thread per group of tables, each taking the block's rows in file order, so a
+#    table's codes are in first-seen order whatever the thread count.
+# 3. commit (one thread, cheap): values and query ids into the columns.
+# A table owns a copy of its strings (its Arena): the block's buffer is then reused.
+
+cdef enum:
+    PARTITIONS = 64
+    PARTITION_SHIFT = 58           # 64 - log2(PARTITIONS): the hash's top bits
+    PARTITION_MASK = 63
+    # Lines between two checks of the stop flag.
+    LINE_POLL = 1 << 16
+
+
 cdef struct Outcome:
-    int error               # 0, a LineErrorKind or NO_MEMORY
-    int64_t rows
-    int64_t line            # of the error
-    int64_t fields          # found on the error's line
-    Py_ssize_t token_start  # the offending token
+    int error                   # 0, a LineErrorKind or NO_MEMORY
+    int64_t line                # of the error, 1-based within its piece
+    int64_t fields              # found on the error's line
+    Py_ssize_t token_start      # the offending token, in the block
     Py_ssize_t token_stop
-    Py_ssize_t name_start   # runid of the last run line
-    Py_ssize_t name_stop
 
 
-cdef Py_ssize_t count_lines(const uint8_t* buf, Py_ssize_t size, const uint8_t* flag) noexcept nogil:
-    cdef Py_ssize_t n = 0, pos = 0, block_end
-    cdef const uint8_t* nl
-    while pos < size and not stopped(flag):
-        block_end = min(pos + TEXT_BLOCK, size)
-        while pos < block_end:
-            nl = <const uint8_t*>memchr(buf + pos, NEWLINE, size - pos)
-            n += 1
-            if nl == NULL:
-                pos = size
-                break
-            pos = nl - buf + 1
-    return n
+cdef struct Span:
+    int64_t start
+    int64_t length
 
 
-cdef struct Parse:
-    # parse_buffer's file, its two interners (their base is the file) and its output
-    # columns, one row per data line.
-    const uint8_t* buf
-    Py_ssize_t size
-    bint run
-    Interner* queries
-    Interner* docs
-    int64_t* query_codes
-    int64_t* doc_codes
+cdef struct Column:
+    # A growable array of int64 (query runs, skipped lines), in C memory.
+    int64_t* data
+    int64_t size
+    int64_t capacity
+
+
+cdef struct Piece:
+    # One piece of a block and what tokenize found in it; rows count from 0 in the piece.
+    Py_ssize_t start            # bytes of the block
+    Py_ssize_t stop
+    int64_t lines               # lines begun in the piece
+    int64_t rows
+    int64_t row_base            # the block's rows before this piece (set by prepare)
+    int64_t capacity            # rows the four arrays below hold
     double* values
-    int64_t* lines
-    const uint8_t* flag
+    int64_t* doc_start
+    int64_t* doc_length
+    uint64_t* doc_hash
+    Column run_rows             # a query id starts at these rows ...
+    Column run_starts           # ... at these bytes of the block ...
+    Column run_lengths          # ... this long
+    Column skips                # rows before which a blank or comment line sat
+    Span name                   # runid of the piece's last row
+    Outcome out
 
 
-cdef struct Cursor:
-    # Where parse_buffer is: the line, the next row, the last query id, the docnos not yet interned.
-    int64_t line
-    int64_t row
-    int64_t query              # code of the last query id, buf[last_start:last_start + last_length]
-    Py_ssize_t last_start
-    Py_ssize_t last_length
-    Py_ssize_t n_pending
-    Probe pending[BATCH]
+cdef inline int column_push(Column* c, int64_t value) noexcept nogil:
+    cdef int64_t capacity
+    cdef void* grown
+    if c.size == c.capacity:
+        capacity = 2 * c.capacity + 64
+        grown = realloc(c.data, capacity * sizeof(int64_t))
+        if grown == NULL:
+            return -1
+        c.data = <int64_t*>grown
+        c.capacity = capacity
+    c.data[c.size] = value
+    c.size += 1
+    return 0
+
+
+cdef int piece_reserve(Piece* pc, int64_t rows) noexcept nogil:
+    # Room for ``rows`` rows (the lines the piece holds: data, not a user's number).
+    cdef void* p
+    if rows <= pc.capacity:
+        return 0
+    rows = max(rows, 2 * pc.capacity)
+    p = realloc(pc.values, rows * sizeof(double))
+    if p == NULL:
+        return -1
+    pc.values = <double*>p
+    p = realloc(pc.doc_start, rows * sizeof(int64_t))
+    if p == NULL:
+        return -1
+    pc.doc_start = <int64_t*>p
+    p = realloc(pc.doc_length, rows * sizeof(int64_t))
+    if p == NULL:
+        return -1
+    pc.doc_length = <int64_t*>p
+    p = realloc(pc.doc_hash, rows * sizeof(uint64_t))
+    if p == NULL:
+        return -1
+    pc.doc_hash = <uint64_t*>p
+    pc.capacity = rows
+    return 0
+
+
+cdef void piece_free(Piece* pc) noexcept nogil:
+    free(pc.values)
+    free(pc.doc_start)
+    free(pc.doc_length)
+    free(pc.doc_hash)
+    free(pc.run_rows.data)
+    free(pc.run_starts.data)
+    free(pc.run_lengths.data)
+    free(pc.skips.data)
+    memset(pc, 0, sizeof(Piece))
+
+
+cdef int64_t count_newlines(const uint8_t* p, Py_ssize_t n) noexcept nogil:
+    # A loop the compiler vectorises: a byte compare per byte, no branch.
+    cdef int64_t count = 0
+    cdef Py_ssize_t i
+    for i in range(n):
+        count += p[i] == NEWLINE
+    return count
 
 
 cdef inline Py_ssize_t skip_blank(const uint8_t* buf, Py_ssize_t p, Py_ssize_t eol) noexcept nogil:
@@ -300,153 +362,473 @@ cdef int count_fields(const uint8_t* buf, Py_ssize_t p, Py_ssize_t eol) noexcept
     return n
 
 
-cdef inline int line_error(Outcome* out, int error, const Cursor* c, int nf, Py_ssize_t start,
-                           Py_ssize_t stop) noexcept nogil:
-    out.error, out.line, out.fields = error, c.line, nf
-    out.token_start, out.token_stop = start, stop
+cdef inline int line_error(Piece* pc, int error, int nf, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    pc.out.error, pc.out.line, pc.out.fields = error, pc.lines, nf
+    pc.out.token_start, pc.out.token_stop = start, stop
     return error
 
 
-cdef inline int parse_line(const Parse* ps, Cursor* c, Py_ssize_t p, Py_ssize_t eol, Outcome* out) noexcept nogil:
-    """One data line from p (its first field); 0, or the error written to ``out``."""
-    cdef const uint8_t* buf = ps.buf
-    cdef int need = RUN_FIELDS if ps.run else QRELS_FIELDS, value_field = 4 if ps.run else 3, nf = 0
+cdef inline int new_query(Piece* pc, const uint8_t* buf, Py_ssize_t start, Py_ssize_t length) noexcept nogil:
+    # Runs and qrels list a query's lines together: a query id is recorded where it changes.
+    cdef int64_t last = pc.run_rows.size - 1
+    if last >= 0 and pc.run_lengths.data[last] == length and \
+            same_bytes(buf + pc.run_starts.data[last], buf + start, length):
+        return 0
+    if (column_push(&pc.run_rows, pc.rows) < 0 or column_push(&pc.run_starts, start) < 0
+            or column_push(&pc.run_lengths, length) < 0):
+        return NO_MEMORY
+    return 0
+
+
+cdef inline int tokenize_line(Piece* pc, const uint8_t* buf, bint run, Py_ssize_t p,
+                              Py_ssize_t eol) noexcept nogil:
+    """One data line from p (its first field); 0, or the error written to ``pc.out``."""
+    cdef int need = RUN_FIELDS if run else QRELS_FIELDS, value_field = 4 if run else 3, nf = 0
     cdef Py_ssize_t starts[RUN_FIELDS]
     cdef Py_ssize_t stops[RUN_FIELDS]
-    cdef Py_ssize_t length
     cdef double value
     p = split_fields(buf, p, eol, need, starts, stops, &nf)
     if nf < need:
-        return line_error(out, TOO_FEW, c, nf, 0, 0)
-    if p < eol and not ps.run:
-        return line_error(out, TOO_MANY, c, nf + count_fields(buf, p, eol), 0, 0)
+        return line_error(pc, TOO_FEW, nf, 0, 0)
+    if p < eol and not run:
+        return line_error(pc, TOO_MANY, nf + count_fields(buf, p, eol), 0, 0)
     if not parse_number(buf + starts[value_field], stops[value_field] - starts[value_field], &value):
-        return line_error(out, NOT_NUMBER, c, nf, starts[value_field], stops[value_field])
-    if not ps.run and not isfinite(value):
-        return line_error(out, NOT_FINITE, c, nf, starts[value_field], stops[value_field])
-    # Runs and qrels list a query's lines together, so the previous query id is
-    # usually the answer and costs one compare instead of a hash probe.
-    length = stops[0] - starts[0]
-    if length != c.last_length or memcmp(buf + starts[0], buf + c.last_start, length) != 0:
-        c.query = interner_add(ps.queries, starts[0], length, interner_hash(ps.queries, buf + starts[0], length))
-        if c.query < 0:
-            out.error = NO_MEMORY
-            return NO_MEMORY
-        c.last_start, c.last_length = starts[0], length
-    if ps.run:
-        # trec_eval keeps the runid of the last line read.
-        out.name_start, out.name_stop = starts[5], stops[5]
-    ps.query_codes[c.row] = c.query
-    ps.values[c.row] = value
-    ps.lines[c.row] = c.line
-    probe_init(ps.docs, &c.pending[c.n_pending], buf, starts[2], stops[2] - starts[2])
-    c.n_pending += 1
-    c.row += 1
-    return 0
-
-
-cdef inline int flush_docs(const Parse* ps, Cursor* c, Outcome* out) noexcept nogil:
-    # Interns the pending docnos, whose rows are the last n_pending.
-    if add_batch(ps.docs, c.pending, c.n_pending, ps.doc_codes + c.row - c.n_pending, 1) < 0:
-        out.error = NO_MEMORY
+        return line_error(pc, NOT_NUMBER, nf, starts[value_field], stops[value_field])
+    if not run and not isfinite(value):
+        return line_error(pc, NOT_FINITE, nf, starts[value_field], stops[value_field])
+    if new_query(pc, buf, starts[0], stops[0] - starts[0]) != 0:
+        pc.out.error = NO_MEMORY
         return NO_MEMORY
-    c.n_pending = 0
+    if run:
+        # trec_eval keeps the runid of the last line read.
+        pc.name.start, pc.name.length = starts[5], stops[5] - starts[5]
+    pc.values[pc.rows] = value
+    pc.doc_start[pc.rows] = starts[2]
+    pc.doc_length[pc.rows] = stops[2] - starts[2]
+    pc.doc_hash[pc.rows] = hash_bytes(buf + starts[2], stops[2] - starts[2])
+    pc.rows += 1
     return 0
 
 
-cdef void parse_buffer(const Parse* ps, Outcome* out) noexcept nogil:
-    cdef const uint8_t* buf = ps.buf
-    cdef Py_ssize_t pos = 0, eol, p, block_end
+cdef void piece_reset(Piece* pc) noexcept nogil:
+    pc.lines = pc.rows = 0
+    pc.run_rows.size = pc.run_starts.size = pc.run_lengths.size = pc.skips.size = 0
+    pc.name.start = pc.name.length = 0
+    memset(&pc.out, 0, sizeof(Outcome))
+
+
+cdef int tokenize_piece(Piece* pc, const uint8_t* buf, bint run, const uint8_t* flag) noexcept nogil:
+    """Tokenize ``buf[pc.start:pc.stop]``; 0, STOPPED, or an error in ``pc.out``."""
+    cdef Py_ssize_t pos = pc.start, eol, p
     cdef const uint8_t* nl
-    cdef Cursor c
-    c.line, c.row, c.query, c.last_start, c.last_length, c.n_pending = 0, 0, -1, 0, -1, 0
-    # In blocks of bytes, the stop flag checked between them: the loop over lines stays as it was.
-    while pos < ps.size:
-        if stopped(ps.flag):
-            out.error = STOPPED
-            return
-        block_end = min(pos + TEXT_BLOCK, ps.size)
-        while pos < block_end:
-            c.line += 1
-            nl = <const uint8_t*>memchr(buf + pos, NEWLINE, ps.size - pos)
-            eol = nl - buf if nl != NULL else ps.size
-            p = skip_blank(buf, pos, eol)
-            pos = eol + 1
-            # trec_eval skips blank lines only in runs and sees comments only at column 0 in
-            # qrels; neither carries data, so both are skipped everywhere.
-            if p == eol or buf[p] == HASH:
-                continue
-            if parse_line(ps, &c, p, eol, out) != 0:
-                return
-            if c.n_pending == BATCH and flush_docs(ps, &c, out) != 0:
-                return
-    if flush_docs(ps, &c, out) == 0:
-        out.rows = c.row
+    piece_reset(pc)
+    if piece_reserve(pc, count_newlines(buf + pc.start, pc.stop - pc.start) + 1) < 0:
+        pc.out.error = NO_MEMORY
+        return NO_MEMORY
+    while pos < pc.stop:
+        if (pc.lines & (LINE_POLL - 1)) == 0 and stopped(flag):
+            return STOPPED
+        pc.lines += 1
+        nl = <const uint8_t*>memchr(buf + pos, NEWLINE, pc.stop - pos)
+        eol = nl - buf if nl != NULL else pc.stop
+        p = skip_blank(buf, pos, eol)
+        pos = eol + 1
+        # trec_eval skips blank lines only in runs and sees comments only at column 0 in
+        # qrels; neither carries data, so both are skipped everywhere.
+        if p == eol or buf[p] == HASH:
+            if column_push(&pc.skips, pc.rows) < 0:
+                pc.out.error = NO_MEMORY
+                return NO_MEMORY
+            continue
+        if tokenize_line(pc, buf, run, p, eol) != 0:
+            return pc.out.error
+    return 0
 
 
-cdef tuple trimmed(tuple columns, int64_t rows, Py_ssize_t capacity):
-    # Comment and blank lines leave rows unused at the end: views drop a few, copies free many.
-    if rows < capacity // 2:
-        return tuple([column[:rows].copy() for column in columns])
-    if rows < capacity:
-        return tuple([column[:rows] for column in columns])
-    return columns
+cdef struct Staged:
+    # A docno of the block, copied next to the others of its table (``Stage``).
+    int64_t row                 # in the file
+    uint64_t hash
+    int64_t start               # in the stage's bytes
+    int64_t length
 
 
-cdef inline int64_t* int_column(int64_t[::1] a) noexcept:
-    return &a[0] if a.shape[0] > 0 else NULL
+cdef struct Stage:
+    # The block's docnos grouped by table, in file order within each: ``items[bounds[p]:bounds[p + 1]]``.
+    Staged* items
+    uint8_t* data
+    int64_t capacity            # items
+    int64_t data_capacity
+    int64_t bounds[PARTITIONS + 1]
 
 
-cdef inline double* real_column(double[::1] a) noexcept:
-    return &a[0] if a.shape[0] > 0 else NULL
+cdef int stage_reserve(Stage* st, int64_t items, int64_t data) noexcept nogil:
+    cdef void* p
+    if items > st.capacity:
+        p = realloc(st.items, items * sizeof(Staged))
+        if p == NULL:
+            return -1
+        st.items, st.capacity = <Staged*>p, items
+    if data > st.data_capacity:
+        p = realloc(st.data, data)
+        if p == NULL:
+            return -1
+        st.data, st.data_capacity = <uint8_t*>p, data
+    return 0
 
 
-def parse_lines(const uint8_t[::1] buf, bint run, const uint8_t[::1] stop=None):
-    """Parse a whole qrels (``run=False``) or run file held in ``buf``.
+cdef int stage_docs(const Piece* pieces, Py_ssize_t n_pieces, const uint8_t* buf, Stage* st) noexcept nogil:
+    """Copy the block's docnos into ``st``, grouped by table; -1 if out of memory.
 
-    Blank lines and lines whose first non-blank byte is ``#`` are skipped. Qrels lines
-    need exactly 4 fields, run lines at least 6 (more are ignored). Returns
-    ``(query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values,
-    lines, name_start, name_stop)``; ``name_*`` delimit the runid of the last run line.
-    Raises :class:`LineError` for a malformed line. Returns None once ``stop`` (the
-    call's stop flag, ``_stop.pxd``) is set.
+    Interning a table's docnos together keeps that table in cache (the tables of a big run
+    are a few MB each, hundreds together), and copying them next to each other makes the
+    interning read them in order rather than all over the block.
     """
-    cdef Py_ssize_t capacity
-    cdef Interner queries, docs
-    cdef Outcome out
-    cdef Parse ps = Parse(pointer(buf), buf.shape[0], run, &queries, &docs, NULL, NULL, NULL, NULL, flag_of(stop))
-    memset(&out, 0, sizeof(Outcome))
-    with nogil:
-        capacity = count_lines(ps.buf, ps.size, ps.flag)
-    if was_stopped(ps.flag):
-        return None
-    columns = (np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64),
-               np.empty(capacity, dtype=np.float64), np.empty(capacity, dtype=np.int64))
-    ps.query_codes, ps.doc_codes = int_column(columns[0]), int_column(columns[1])
-    ps.values, ps.lines = real_column(columns[2]), int_column(columns[3])
-    # Most docnos of a run or qrels appear once or a few times; starting at half the
-    # lines saves most regrowth of a big table at a few bytes per line.
-    cdef int failed = interner_init(&queries, ps.buf, 64) < 0
-    failed |= interner_init(&docs, ps.buf, capacity // 2) < 0
-    try:
+    cdef Py_ssize_t i
+    cdef int64_t r, k, rows = 0, size = 0
+    cdef int p
+    cdef int64_t at[PARTITIONS]
+    cdef int64_t data_at[PARTITIONS]
+    cdef int64_t bytes_of[PARTITIONS + 1]
+    cdef const Piece* pc
+    memset(st.bounds, 0, (PARTITIONS + 1) * sizeof(int64_t))
+    memset(bytes_of, 0, (PARTITIONS + 1) * sizeof(int64_t))
+    for i in range(n_pieces):
+        pc = &pieces[i]
+        for r in range(pc.rows):
+            p = <int>(pc.doc_hash[r] >> PARTITION_SHIFT)
+            st.bounds[p + 1] += 1
+            bytes_of[p + 1] += pc.doc_length[r]
+    for p in range(PARTITIONS):
+        st.bounds[p + 1] += st.bounds[p]
+        bytes_of[p + 1] += bytes_of[p]
+        at[p], data_at[p] = st.bounds[p], bytes_of[p]
+    if stage_reserve(st, st.bounds[PARTITIONS], bytes_of[PARTITIONS]) < 0:
+        return -1
+    for i in range(n_pieces):
+        pc = &pieces[i]
+        for r in range(pc.rows):
+            p = <int>(pc.doc_hash[r] >> PARTITION_SHIFT)
+            k = at[p]
+            at[p] += 1
+            st.items[k].row, st.items[k].hash = pc.row_base + r, pc.doc_hash[r]
+            st.items[k].start, st.items[k].length = data_at[p], pc.doc_length[r]
+            memcpy(st.data + data_at[p], buf + pc.doc_start[r], pc.doc_length[r])
+            data_at[p] += pc.doc_length[r]
+    return 0
+
+
+cdef int intern_batch(Interner* t, Arena* a, int p, const Staged* items, int64_t n, const uint8_t* data,
+                      int64_t* codes) noexcept nogil:
+    """Intern ``n`` (at most BATCH) staged docnos of table ``p``; -1 if out of memory.
+
+    A big table answers with up to three cache misses in a chain (the slot, the entry, the
+    stored bytes): each link is asked for the whole batch before the next, so that the
+    misses of many docnos overlap.
+    """
+    cdef int64_t i, code
+    cdef const Slot* slot
+    for i in range(n):
+        prefetch(&t.slots[slot_of(t, items[i].hash)])
+    for i in range(n):
+        slot = &t.slots[slot_of(t, items[i].hash)]
+        if slot.code >= 0 and slot.tag == <uint32_t>items[i].hash:
+            prefetch(&t.entries[slot.code])
+    for i in range(n):
+        slot = &t.slots[slot_of(t, items[i].hash)]
+        if slot.code >= 0 and slot.tag == <uint32_t>items[i].hash:
+            prefetch(t.base + t.entries[slot.code].start)
+    for i in range(n):
+        code = interner_add_owned(t, a, data + items[i].start, items[i].length, items[i].hash)
+        if code < 0:
+            return -1
+        # The table's number and the code within it; renumbered by finish.
+        codes[items[i].row] = (code << 6) | p
+    return 0
+
+
+cdef int intern_group(const Stage* st, int lo, int hi, Interner* tables, Arena* arenas, int64_t* codes,
+                      const uint8_t* flag) noexcept nogil:
+    """Intern the block's docnos of tables [lo, hi), table by table; -1 if out of memory."""
+    cdef int64_t k, n
+    cdef int p
+    for p in range(lo, hi):
+        if stopped(flag):
+            return 0
+        k = st.bounds[p]
+        while k < st.bounds[p + 1]:
+            n = min(<int64_t>BATCH, st.bounds[p + 1] - k)
+            if intern_batch(&tables[p], &arenas[p], p, st.items + k, n, st.data, codes) < 0:
+                return -1
+            k += n
+    return 0
+
+
+cdef int commit_piece(const Piece* pc, const uint8_t* buf, Interner* queries, Arena* arena,
+                      int64_t* query_codes, double* values) noexcept nogil:
+    """The piece's values and query codes into the columns (offset to its rows); -1: out of memory."""
+    cdef int64_t i, r, end, code
+    memcpy(values + pc.row_base, pc.values, pc.rows * sizeof(double))
+    for i in range(pc.run_rows.size):
+        code = interner_add_owned(queries, arena, buf + pc.run_starts.data[i], pc.run_lengths.data[i],
+                                  interner_hash(queries, buf + pc.run_starts.data[i], pc.run_lengths.data[i]))
+        if code < 0:
+            return -1
+        end = pc.run_rows.data[i + 1] if i + 1 < pc.run_rows.size else pc.rows
+        for r in range(pc.run_rows.data[i], end):
+            query_codes[pc.row_base + r] = code
+    return 0
+
+
+cdef tuple owned_table(const Interner* t, const Arena* a):
+    # The strings of a table whose base is its arena: the arena is its data, in code order.
+    data = np.empty(a.size, dtype=np.uint8)
+    offsets = np.empty(t.size + 1, dtype=np.int64)
+    cdef uint8_t[::1] d = data
+    cdef int64_t[::1] o = offsets
+    cdef int64_t c
+    if a.size > 0:
+        memcpy(&d[0], a.data, a.size)
+    for c in range(t.size):
+        o[c] = t.entries[c].start
+    o[t.size] = a.size
+    return data, offsets
+
+
+cdef class Parser:
+    """Parses a qrels (``run=False``) or run file given block by block; see the module doc.
+
+    Per block: :meth:`split`, :meth:`tokenize` over its pieces (threads), :meth:`error`,
+    :meth:`prepare`, :meth:`intern_docs` over partition groups (threads), :meth:`commit`;
+    then :meth:`finish`. Blank lines and lines whose first non-blank byte is ``#`` are
+    skipped; qrels lines need exactly 4 fields, run lines at least 6 (more are ignored).
+    """
+    cdef bint run
+    cdef Interner queries
+    cdef Arena query_bytes
+    cdef Interner docs[PARTITIONS]
+    cdef Arena doc_bytes[PARTITIONS]
+    cdef Piece* pieces
+    cdef Py_ssize_t n_pieces, max_pieces
+    cdef const uint8_t[::1] block
+    cdef Column skips
+    cdef Stage stage
+    cdef readonly int64_t rows, lines
+    cdef public object query_codes, doc_codes, values
+
+    def __cinit__(self, bint run, Py_ssize_t max_pieces):
+        cdef int p, failed
+        self.run = run
+        self.pieces = <Piece*>calloc(max(max_pieces, 1), sizeof(Piece))
+        self.max_pieces = max(max_pieces, 1)
+        failed = self.pieces == NULL or interner_init(&self.queries, NULL, 64) < 0
+        for p in range(PARTITIONS):
+            failed |= interner_init(&self.docs[p], NULL, MIN_SLOTS) < 0
         if failed:
             raise MemoryError()
+        self.query_codes = np.empty(0, dtype=np.int64)
+        self.doc_codes = np.empty(0, dtype=np.int64)
+        self.values = np.empty(0, dtype=np.float64)
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        cdef int p
+        if self.pieces != NULL:
+            for i in range(self.max_pieces):
+                piece_free(&self.pieces[i])
+            free(self.pieces)
+        interner_free(&self.queries)
+        free(self.query_bytes.data)
+        for p in range(PARTITIONS):
+            interner_free(&self.docs[p])
+            free(self.doc_bytes[p].data)
+        free(self.skips.data)
+        free(self.stage.items)
+        free(self.stage.data)
+
+    cdef bytes bytes_at(self, Py_ssize_t start, Py_ssize_t length):
+        return PyBytes_FromStringAndSize(<const char*>pointer(self.block) + start, length)
+
+    def split(self, const uint8_t[::1] block, Py_ssize_t n_pieces):
+        """Take ``block`` (whole lines) and cut it into at most ``n_pieces`` at line ends."""
+        cdef Py_ssize_t i, size = block.shape[0], cut, previous = 0
+        cdef const uint8_t* buf = pointer(block)
+        cdef const uint8_t* nl
+        self.block = block
+        n_pieces = min(max(n_pieces, 1), self.max_pieces)
+        for i in range(n_pieces):
+            cut = size if i == n_pieces - 1 else max(previous, size * (i + 1) // n_pieces)
+            if cut < size:
+                nl = <const uint8_t*>memchr(buf + cut, NEWLINE, size - cut)
+                cut = nl - buf + 1 if nl != NULL else size
+            self.pieces[i].start, self.pieces[i].stop = previous, cut
+            previous = cut
+        self.n_pieces = n_pieces
+        return n_pieces
+
+    def tokenize(self, Py_ssize_t first, Py_ssize_t end, const uint8_t[::1] stop=None):
+        """Tokenize pieces ``first:end``; None once ``stop`` is set."""
+        cdef const uint8_t* flag = flag_of(stop)
+        cdef const uint8_t* buf = pointer(self.block)
+        cdef Py_ssize_t i
+        cdef int outcome = 0
         with nogil:
-            parse_buffer(&ps, &out)
-        if out.error == NO_MEMORY:
+            for i in range(first, end):
+                outcome = tokenize_piece(&self.pieces[i], buf, self.run, flag)
+                if outcome == STOPPED:
+                    break
+        return None if outcome == STOPPED or was_stopped(flag) else True
+
+    def error(self):
+        """The block's first malformed line: None, or (kind, line in the file, fields, token)."""
+        cdef Py_ssize_t i
+        cdef int64_t lines = self.lines
+        cdef Piece* pc
+        for i in range(self.n_pieces):
+            pc = &self.pieces[i]
+            if pc.out.error == NO_MEMORY:
+                raise MemoryError()
+            if pc.out.error:
+                token = self.bytes_at(pc.out.token_start, pc.out.token_stop - pc.out.token_start)
+                self.block = None
+                return LineErrorKind(pc.out.error), lines + pc.out.line, pc.out.fields, token
+            lines += pc.lines
+        return None
+
+    def prepare(self):
+        """Row bases of the pieces, the block's docnos staged, and room for its rows; its row count."""
+        cdef Py_ssize_t i
+        cdef int64_t rows = self.rows
+        cdef int failed
+        for i in range(self.n_pieces):
+            self.pieces[i].row_base = rows
+            rows += self.pieces[i].rows
+        with nogil:
+            failed = stage_docs(self.pieces, self.n_pieces, pointer(self.block), &self.stage)
+        if failed:
             raise MemoryError()
-        if out.error == STOPPED:
-            return None
-        if out.error:
-            raise LineError(LineErrorKind(out.error), out.line, out.fields, out.token_start, out.token_stop)
-        query_data, query_offsets = interner_table(&queries)
-        doc_data, doc_offsets = interner_table(&docs)
-    finally:
-        interner_free(&queries)
-        interner_free(&docs)
-    query_codes, doc_codes, values, lines = trimmed(columns, out.rows, capacity)
-    return (query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values,
-            lines, out.name_start, out.name_stop)
+        if rows > self.capacity():
+            self.reserve(rows + rows // 8, 0)
+        return rows - self.rows
+
+    cdef Py_ssize_t capacity(self):
+        # Rows all three columns hold (a reserve cut short by MemoryError may leave them uneven).
+        return min(self.query_codes.shape[0], self.doc_codes.shape[0], self.values.shape[0])
+
+    def reserve(self, int64_t rows, int64_t docs):
+        """Room for ``rows`` rows and about ``docs`` docnos: estimates from the data, made once."""
+        cdef int p
+        cdef int failed = 0
+        for column in (self.query_codes, self.doc_codes, self.values):
+            if rows > column.shape[0]:
+                column.resize(rows, refcheck=False)
+        with nogil:
+            for p in range(PARTITIONS):
+                failed |= interner_reserve(&self.docs[p], docs // PARTITIONS + MIN_SLOTS)
+        if failed:
+            raise MemoryError()
+
+    def intern_docs(self, int lo, int hi, const uint8_t[::1] stop=None):
+        """Intern the block's docnos of partitions ``lo:hi``; None once ``stop`` is set."""
+        cdef const uint8_t* flag = flag_of(stop)
+        cdef int64_t[::1] codes = self.doc_codes
+        cdef int failed
+        with nogil:
+            failed = intern_group(&self.stage, lo, hi, self.docs, self.doc_bytes,
+                                  &codes[0] if codes.shape[0] > 0 else NULL, flag)
+        if failed:
+            raise MemoryError()
+        return None if was_stopped(flag) else True
+
+    def commit(self):
+        """Values and query ids of the block into the columns; the runid of its last row, or None."""
+        cdef int64_t[::1] query_codes = self.query_codes
+        cdef double[::1] values = self.values
+        cdef const uint8_t* buf = pointer(self.block)
+        cdef Py_ssize_t i, j
+        cdef Piece* pc
+        cdef int failed = 0
+        name = None
+        with nogil:
+            for i in range(self.n_pieces):
+                pc = &self.pieces[i]
+                if pc.rows > 0:
+                    failed |= commit_piece(pc, buf, &self.queries, &self.query_bytes, &query_codes[0],
+                                           &values[0])
+                for j in range(pc.skips.size):
+                    failed |= column_push(&self.skips, pc.row_base + pc.skips.data[j])
+        if failed:
+            raise MemoryError()
+        for i in range(self.n_pieces):
+            pc = &self.pieces[i]
+            if pc.rows > 0 and self.run:
+                name = self.bytes_at(pc.name.start, pc.name.length)
+            self.rows += pc.rows
+            self.lines += pc.lines
+        self.block = None
+        return name
+
+    def finish(self):
+        """``(query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values, skips)``.
+
+        Doc codes number the partitions' tables one after the other; ``skips`` holds, for
+        each skipped line, the number of rows before it.
+        """
+        cdef int64_t base[PARTITIONS]
+        cdef int64_t total = 0, strings = 0
+        cdef Py_ssize_t i
+        cdef int p
+        # The file's peak memory is here: what parsing alone needed goes before the tables are joined.
+        for i in range(self.max_pieces):
+            piece_free(&self.pieces[i])
+        free(self.stage.items)
+        free(self.stage.data)
+        memset(&self.stage, 0, sizeof(Stage))
+        for p in range(PARTITIONS):
+            base[p] = strings
+            strings += self.docs[p].size
+            total += self.doc_bytes[p].size
+            free(self.docs[p].slots)
+            self.docs[p].slots = NULL
+        doc_data = np.empty(total, dtype=np.uint8)
+        doc_offsets = np.empty(strings + 1, dtype=np.int64)
+        self.join_tables(doc_data, doc_offsets, base)
+        renumber(self.doc_codes[:self.rows], base)
+        query_data, query_offsets = owned_table(&self.queries, &self.query_bytes)
+        skips = np.empty(self.skips.size, dtype=np.int64)
+        if self.skips.size > 0:
+            skips[:] = <int64_t[:self.skips.size]>self.skips.data
+        for column in (self.query_codes, self.doc_codes, self.values):
+            column.resize(self.rows, refcheck=False)
+        return (query_data, query_offsets, self.query_codes, doc_data, doc_offsets, self.doc_codes,
+                self.values, skips)
+
+    cdef void join_tables(self, uint8_t[::1] data, int64_t[::1] offsets, const int64_t* base):
+        # The partitions' tables one after the other, each freed once copied; an arena is
+        # its table's data.
+        cdef int64_t total = 0, c
+        cdef int p
+        with nogil:
+            for p in range(PARTITIONS):
+                if self.doc_bytes[p].size > 0:
+                    memcpy(&data[total], self.doc_bytes[p].data, self.doc_bytes[p].size)
+                for c in range(self.docs[p].size):
+                    offsets[base[p] + c] = total + self.docs[p].entries[c].start
+                total += self.doc_bytes[p].size
+                interner_free(&self.docs[p])
+                free(self.doc_bytes[p].data)
+                memset(&self.doc_bytes[p], 0, sizeof(Arena))
+            offsets[offsets.shape[0] - 1] = total
+
+
+cdef void renumber(int64_t[::1] codes, const int64_t* base) noexcept:
+    # (code in its table, table) as intern_group wrote them -> the joined tables' code.
+    cdef Py_ssize_t r
+    cdef int64_t c
+    with nogil:
+        for r in range(codes.shape[0]):
+            c = codes[r]
+            codes[r] = base[c & PARTITION_MASK] + (c >> 6)
 
 
 # ---------------------------------------------------------------------------- checks
@@ -493,20 +875,19 @@ cdef bint valid_utf8(const uint8_t* p, Py_ssize_t n) noexcept nogil:
     return True
 
 
-def first_invalid_utf8(const uint8_t[::1] data, const int64_t[::1] offsets, const uint8_t[::1] stop=None):
-    """Index of the first string that is not valid UTF-8, or -1 (also once ``stop`` is set)."""
+def invalid_utf8(const uint8_t[::1] data, const int64_t[::1] offsets, const uint8_t[::1] stop=None):
+    """For each string, whether it is not valid UTF-8 (bool); None once ``stop`` is set."""
     cdef Py_ssize_t i, n = offsets.shape[0] - 1
     cdef const uint8_t* base = pointer(data)
     cdef const uint8_t* flag = flag_of(stop)
-    cdef Py_ssize_t found = -1
+    bad = np.zeros(n, dtype=np.bool_)
+    cdef uint8_t[::1] out = bad.view(np.uint8)
     with nogil:
         for i in range(n):
             if (i & POLL_MASK) == 0 and stopped(flag):
                 break
-            if not valid_utf8(base + offsets[i], offsets[i + 1] - offsets[i]):
-                found = i
-                break
-    return found
+            out[i] = not valid_utf8(base + offsets[i], offsets[i + 1] - offsets[i])
+    return None if was_stopped(flag) else bad
 
 
 def occurrence_ranks(const int64_t[::1] codes, int64_t n_codes):

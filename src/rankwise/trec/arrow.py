@@ -14,16 +14,13 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, TypeAlias
 
 import numpy as np
 
-from .._core.parallel import run_alone
 from .._core.strings import StringTable
-from . import _text
 from .ids import IdColumns, as_ids
-from .io import PathName, TrecColumns
+from .io import PathName, TrecColumns, first_invalid_row
 
 __all__ = ["ArrowColumns", "RUN_NAME_KEY", "arrow_columns", "is_parquet", "is_parquet_name", "polars",
            "pyarrow", "read_parquet", "to_table", "write_parquet"]
@@ -206,11 +203,11 @@ def _spans(pa: Any, array: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_utf8(table: StringTable, codes: np.ndarray, label: str) -> None:
-    bad = run_alone(partial(_text.first_invalid_utf8, table.data, table.offsets), table.data.shape[0] // 16)
-    if bad >= 0:
-        raw = table.data[table.offsets[bad]:table.offsets[bad + 1]].tobytes()
-        raise ValueError(f"{label}, row {int(np.argmax(codes == bad))}, is {raw!r}, which is not valid UTF-8 "
-                         "(ids are decoded as UTF-8)")
+    row = first_invalid_row(table, codes)
+    if row is not None:
+        raw = table.data[table.offsets[codes[row]]:table.offsets[codes[row] + 1]].tobytes()
+        raise ValueError(f"{label}, row {row}, is {raw!r}, which is not valid UTF-8 (ids are decoded as "
+                         "UTF-8)")
 
 
 def _numpy(column: Any) -> np.ndarray:

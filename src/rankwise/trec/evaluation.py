@@ -89,8 +89,7 @@ def _columns_from_tables(query: tuple[StringTable, np.ndarray], doc: tuple[Strin
     check_ids(doc_table, doc_codes, "document id", context)
     _check_values(values, what, lambda i: (query_table[int(query_codes[i])], doc_table[int(doc_codes[i])]),
                   value_where)
-    return TrecColumns(query_table, query_codes, doc_table, doc_codes, values,
-                       np.arange(1, values.shape[0] + 1, dtype=np.int64), None)
+    return TrecColumns(query_table, query_codes, doc_table, doc_codes, values)
 
 
 _ID_RULE = "ids must be str, bytes (decoded as UTF-8) or integers (their decimal text)"
@@ -371,8 +370,7 @@ class _TrecData:
         if not isinstance(c, IdColumns):
             return c
         (queries, query_codes), (docs, doc_codes) = (_string_ids(ids) for ids in (c.query_ids, c.doc_ids))
-        return TrecColumns(queries, query_codes, docs, doc_codes, c.values,
-                           np.arange(1, c.values.shape[0] + 1, dtype=np.int64), None)
+        return TrecColumns(queries, query_codes, docs, doc_codes, c.values)
 
     def to_pandas(self) -> Any:
         """One row per line: query_id, doc_id and relevance (Qrels) or score (Run)."""
@@ -607,7 +605,7 @@ class Run(_TrecData):
         columns = read_run(path)
         if np.isnan(columns.values).any():
             i = int(np.flatnonzero(np.isnan(columns.values))[0])
-            raise ValueError(f"{source_name(path)}, line {columns.lines[i]}: the score is NaN; it has no "
+            raise ValueError(f"{source_name(path)}, line {columns.line(i)}: the score is NaN; it has no "
                              "place in a ranking")
         return cls(columns, name)
 

@@ -1,12 +1,12 @@
 """Read and write TREC qrels and run files as columns of interned ids.
 
-A file is read whole into one buffer by :mod:`rankwise.trec.sources` (in large chunks,
-never memory-mapped: a file that changes while it is read is an error, not a signal;
-gzip, bzip2, xz and zstd are decompressed as they are read) and parsed by a Cython
-kernel in one pass: each id is interned
-into a :class:`StringTable` (unique strings in first-seen order, held as UTF-8 bytes)
-and each line becomes one row of integer codes and a float64 value. No Python object
-is made per line, so memory stays proportional to the file.
+A file's bytes come from :mod:`rankwise.trec.sources` (a path, standard input or a
+stream; gzip, bzip2, xz and zstd decompressed as they are read; never memory-mapped: a
+file that changes while it is read is an error, not a signal) and are parsed block by
+block on every core by :mod:`rankwise.trec.parsing`: each id is interned into a
+:class:`StringTable` (unique strings held as UTF-8 bytes) and each line becomes one row
+of integer codes and a float64 value. No Python object is made per line, and memory
+holds two blocks of text besides the columns, whatever the file's size.
 
 The accepted format is trec_eval's (10.0): fields split on any run of whitespace
 (spaces, tabs, and the ``\\r`` of Windows line endings), leading whitespace allowed,
@@ -25,34 +25,31 @@ Looser: blank lines are skipped in qrels too, and comments may be indented.
 >>> run = read_run(path)
 >>> run.queries.to_numpy(), run.query_codes
 (array(['q1', 'q2'], dtype=object), array([0, 0, 1]))
->>> run.docs.to_numpy(), run.doc_codes, run.values, run.run_name
-(array(['d7', 'd3'], dtype=object), array([0, 1, 0]), array([2.5 , 1.25, 0.5 ]), 'bm25')
+>>> run.docs.to_numpy()[run.doc_codes], run.values, run.run_name
+(array(['d7', 'd3', 'd7'], dtype=object), array([2.5 , 1.25, 0.5 ]), 'bm25')
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
 
-from .._core._enums import LineErrorKind
 from .._core.duplicates import duplicate_message, first_duplicate_codes
 from .._core.parallel import run_alone
 from .._core.strings import StringTable
 from .._core.validation import value_error
 from . import _text
-from .sources import PathName, Raw, Source, open_output, read_all, source_name
+from .parsing import parse_text, quote
+from .sources import PathName, Source, open_output, open_text, source_name
 
 __all__ = ["StringTable", "TrecColumns", "check_ids", "check_run_name", "read_qrels", "read_run",
            "source_name", "write_qrels", "write_run"]
 
-_QRELS = "qid iter docno rel"
-_RUN = "qid Q0 docno rank score runid"
 # Bytes that would split or end a field, or that trec_eval cannot read (NUL).
 _NOT_IN_ID = np.zeros(256, dtype=bool)
 _NOT_IN_ID[[0, 9, 10, 11, 12, 13, 32]] = True
 _WRITE_CHUNK = 1 << 18
-_QUOTE_LIMIT = 60
 
 
 @dataclass(eq=False)
@@ -62,15 +59,19 @@ class TrecColumns:
     Attributes
     ----------
     queries, docs : StringTable
-        Unique query ids and document ids, each in first-seen order.
+        Unique query ids and document ids. Query ids are in first-seen order; a file's
+        docnos are in the order of the parser's tables (fixed by the bytes of the ids, not
+        by the thread count or the block size), other sources' in first-seen order.
     query_codes, doc_codes : numpy.ndarray
         int64 code of each row's query id and document id.
     values : numpy.ndarray
         float64 relevance (qrels) or score (run) of each row, as written.
-    lines : numpy.ndarray
-        int64 1-based line number of each row in its file (for error messages).
     run_name : str or None
         The runid of the last run line (trec_eval's); None for qrels.
+    skips : numpy.ndarray
+        For each blank or comment line of the file, the number of rows before it (int64,
+        non-decreasing; empty for columns not read from a file): with it, :meth:`line`
+        finds a row's line number without a column of line numbers.
     """
 
     queries: StringTable
@@ -78,8 +79,12 @@ class TrecColumns:
     docs: StringTable
     doc_codes: np.ndarray
     values: np.ndarray
-    lines: np.ndarray
     run_name: str | None = None
+    skips: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64), kw_only=True)
+
+    def line(self, row: int) -> int:
+        """The 1-based line of ``row`` in its file: rows before it, plus the lines skipped before it."""
+        return int(row) + 1 + int(np.searchsorted(self.skips, row, side="right"))
 
 
 def read_qrels(path: Source) -> TrecColumns:
@@ -173,7 +178,7 @@ def write_qrels(path: PathName, columns: TrecColumns) -> None:
     >>> queries, query_codes = StringTable.from_strings(["q1", "q1", "q2"])
     >>> docs, doc_codes = StringTable.from_strings(["d1", "d2", "d1"])
     >>> write_qrels(path, TrecColumns(queries, query_codes, docs, doc_codes,
-    ...                               np.array([1.0, 0.5, 2.0]), np.arange(1, 4)))
+    ...                               np.array([1.0, 0.5, 2.0])))
     >>> print(open(path).read(), end="")
     q1 0 d1 1
     q1 0 d2 0.5
@@ -213,7 +218,7 @@ def write_run(path: PathName, columns: TrecColumns, name: str) -> None:
     >>> queries, query_codes = StringTable.from_strings(["q1", "q2", "q1"])
     >>> docs, doc_codes = StringTable.from_strings(["d1", "d1", "d2"])
     >>> columns = TrecColumns(queries, query_codes, docs, doc_codes,
-    ...                       np.array([0.1, 3.0, 1 / 3]), np.arange(1, 4))
+    ...                       np.array([0.1, 3.0, 1 / 3]))
     >>> write_run(path, columns, "mine")
     >>> print(gzip.open(path, "rt").read(), end="")
     q1 Q0 d1 1 0.1 mine
@@ -230,89 +235,54 @@ def write_run(path: PathName, columns: TrecColumns, name: str) -> None:
 
 # ---------------------------------------------------------------------------- reading
 
-def _line_of(raw: Raw, position: int) -> int:
-    return raw[:position].count(b"\n") + 1
+def first_invalid_row(table: StringTable, codes: np.ndarray) -> int | None:
+    """The first row whose id (``table[codes[row]]``) is not valid UTF-8, or None."""
+    bad = run_alone(partial(_text.invalid_utf8, table.data, table.offsets), table.data.shape[0] // 16)
+    return int(np.argmax(bad[codes])) if bad.any() else None
 
 
-def _quote(token: bytes) -> str:
-    text = token.decode("utf-8", errors="backslashreplace")
-    return f"'{text}'" if len(text) <= _QUOTE_LIMIT else f"'{text[:_QUOTE_LIMIT - 3]}...'"
-
-
-def _line_error(path: str, raw: Raw, run: bool, error: _text.LineError) -> ValueError:
-    kind, line, fields, start, stop = error.args
-    where = f"{path}, line {line}"
-    layout = _RUN if run else _QRELS
-    if kind == LineErrorKind.TOO_FEW:
-        need = f"at least 6 fields ({layout})" if run else f"4 fields ({layout})"
-        return ValueError(f"{where}: a {'run' if run else 'qrels'} line needs {need}, found {fields}")
-    if kind == LineErrorKind.TOO_MANY:
-        return ValueError(f"{where}: a qrels line has exactly 4 fields ({layout}), found {fields}; "
-                          "trec_eval rejects extra fields in qrels")
-    what = "score" if run else "relevance"
-    token = _quote(raw[start:stop])
-    if kind == LineErrorKind.NOT_FINITE:
-        return ValueError(f"{where}: {what} {token} is not a finite number")
-    return ValueError(f"{where}: {what} {token} is not a number")
-
-
-def _check_text(path: str, raw: Raw) -> None:
-    nul = raw.find(b"\0")
-    if nul >= 0:
-        raise ValueError(f"{path}, line {_line_of(raw, nul)}: NUL byte; TREC files are plain text "
-                         "(is this file UTF-16 or binary?)")
-    # Old Mac files end lines with a bare \r, which is whitespace to trec_eval: the
-    # whole file would read as one line.
-    if raw.find(b"\n") < 0 and b"\r" in raw[:].rstrip():
-        raise ValueError(f"{path}: lines end with a bare carriage return (\\r); "
-                         "use \\n or \\r\\n line endings")
-
-
-def _check_utf8(path: str, table: StringTable, codes: np.ndarray, lines: np.ndarray,
+def _check_utf8(path: str, table: StringTable, codes: np.ndarray, columns: TrecColumns,
                 what: str) -> tuple[int, str] | None:
-    bad = run_alone(partial(_text.first_invalid_utf8, table.data, table.offsets), table.data.shape[0] // 16)
-    if bad < 0:
+    row = first_invalid_row(table, codes)
+    if row is None:
         return None
-    # Codes are given in first-seen order, so the first invalid code is the earliest.
-    line = int(lines[np.argmax(codes == bad)])
-    raw = table.data[table.offsets[bad]:table.offsets[bad + 1]].tobytes()
-    return line, f"{path}, line {line}: {what} {_quote(raw)} is not valid UTF-8"
+    raw = table.data[table.offsets[codes[row]]:table.offsets[codes[row] + 1]].tobytes()
+    line = columns.line(row)
+    return line, f"{path}, line {line}: {what} {quote(raw)} is not valid UTF-8"
 
 
 def _read(source: Source, run: bool) -> TrecColumns:
-    path, raw, codec = read_all(source)
-    _check_text(path, raw)
-    try:
-        (query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values, lines,
-         name_start, name_stop) = run_alone(partial(_text.parse_lines, raw, run), len(raw) // 8)
-    except _text.LineError as exc:
-        raise _line_error(path, raw, run, exc) from None
-    name = bytes(raw[name_start:name_stop])
-    kind = "run" if run else "qrels"
-    if not raw:
-        what = "decompressed data" if codec else "file"
+    with open_text(source) as text:
+        parsed = parse_text(text, run)
+    path, kind = text.name, "run" if run else "qrels"
+    if parsed.error is not None:
+        raise parsed.error
+    if parsed.empty:
+        what = "file" if text.codec is None else "decompressed data"
         raise ValueError(f"{path}: no {kind} lines found: the {what} is empty")
-    del raw
+    assert parsed.tables is not None  # parsed, or else an error was returned
+    query_data, query_offsets, query_codes, doc_data, doc_offsets, doc_codes, values, skips = parsed.tables
     if query_codes.shape[0] == 0:
         raise ValueError(f"{path}: no {kind} lines found (only comments and blank lines)")
-    queries = StringTable._trusted(query_data, query_offsets)
-    docs = StringTable._trusted(doc_data, doc_offsets)
-    problems = [p for p in (_check_utf8(path, queries, query_codes, lines, "query id"),
-                            _check_utf8(path, docs, doc_codes, lines, "docno")) if p is not None]
+    columns = TrecColumns(StringTable._trusted(query_data, query_offsets), query_codes,
+                          StringTable._trusted(doc_data, doc_offsets), doc_codes, values, skips=skips)
+    problems = [p for p in (_check_utf8(path, columns.queries, query_codes, columns, "query id"),
+                            _check_utf8(path, columns.docs, doc_codes, columns, "docno")) if p is not None]
     if problems:
         raise ValueError(min(problems)[1])
-    run_name = None
     if run:
         try:
-            run_name = name.decode("utf-8")
+            columns.run_name = parsed.run_name.decode("utf-8")
         except UnicodeDecodeError:
-            raise ValueError(f"{path}, line {lines[-1]}: runid {_quote(name)} is not valid UTF-8") from None
-    repeat = first_duplicate_codes(query_codes, doc_codes, len(queries))
+            where = f"{path}, line {columns.line(len(values) - 1)}"
+            raise ValueError(f"{where}: runid {quote(parsed.run_name)} is not valid UTF-8") from None
+    repeat = first_duplicate_codes(query_codes, doc_codes, len(columns.queries))
     if repeat is not None:
         a, b = repeat
-        raise value_error(duplicate_message(path, docs[doc_codes[b]], queries[query_codes[b]], int(lines[a]),
-                                            int(lines[b]), lines=True), duplicate_docno=True)
-    return TrecColumns(queries, query_codes, docs, doc_codes, values, lines, run_name)
+        raise value_error(duplicate_message(path, columns.docs[doc_codes[b]], columns.queries[query_codes[b]],
+                                            columns.line(a), columns.line(b), lines=True),
+                          duplicate_docno=True)
+    return columns
 
 
 # ---------------------------------------------------------------------------- writing

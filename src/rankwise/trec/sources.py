@@ -11,8 +11,7 @@ so pipes and standard input work for every format. The work is done in large pie
 the GIL released (by the system's read and by the decompressors), so a thread can read
 while others parse.
 
-:func:`open_output` opens a file to write, compressed as its name says; :func:`read_all`
-gives a source's whole decoded text in one buffer.
+:func:`open_output` opens a file to write, compressed as its name says.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "run.txt.xz")
@@ -31,7 +30,6 @@ import errno
 import gzip
 import io
 import lzma
-import mmap
 import os
 import stat
 import sys
@@ -39,22 +37,16 @@ import zlib
 from types import TracebackType
 from typing import IO, Any, BinaryIO, Protocol, TypeAlias, cast
 
-__all__ = ["PathName", "Raw", "Source", "Text", "open_output", "open_text", "read_all", "source_name"]
+__all__ = ["PathName", "Source", "Text", "open_output", "open_text", "source_name"]
 
 # A file name, as the readers and writers take it.
 PathName: TypeAlias = "str | bytes | os.PathLike[str] | os.PathLike[bytes]"
 # What the readers take: a file name, "-" for standard input, or a file object (binary, or
 # text with a binary ``.buffer``).
 Source: TypeAlias = "PathName | IO[bytes] | IO[str]"
-# A source's whole text: a memory map of anonymous memory, or bytes.
-Raw: TypeAlias = "bytes | mmap.mmap"
 
 # Compressed input is read 256 KiB at a time: zlib copies what one call leaves unused.
 _INPUT_CHUNK = 1 << 18
-# read_all reads a file of known size 16 MiB at a time into one buffer of its size, anything
-# else 1 MiB at a time.
-_READ_CHUNK = 1 << 24
-_STREAM_CHUNK = 1 << 20
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 # Each format's name suffix, first bytes, and what its concatenated parts are called.
 _SUFFIXES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd"}
@@ -600,59 +592,6 @@ def open_text(source: Source) -> Text:
             stream.close()
         raise
     return Text(raw, codec, decoder, stream if owned else None)
-
-
-def _read_sized(text: Text, size: int) -> mmap.mmap:
-    """A plain file of known ``size`` read into one buffer of that size.
-
-    The buffer is anonymous memory (an mmap of no file: nothing a file's changes can
-    reach), whose pages the system clears as the chunks are read into them;
-    ``bytearray(size)`` would clear them all first, in one call that Ctrl-C cannot cut
-    short (half a second per GB). A size the process cannot get fails before any read.
-    """
-    try:
-        # Private: shared anonymous memory is a file of the system's memory file system.
-        buffer = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE) if hasattr(mmap, "MAP_PRIVATE") else \
-            mmap.mmap(-1, size)
-    except (OSError, OverflowError, ValueError):
-        raise MemoryError(f"{text.name}: cannot hold {size:,} bytes in memory to read it (the file "
-                          "is larger than the memory this process can get)") from None
-    filled = 0
-    with memoryview(buffer) as view:
-        while filled < size and (got := text.readinto(view[filled:filled + _READ_CHUNK])):
-            filled += got
-    text.readinto(memoryview(bytearray(1)))   # a file that grows gives a byte more, and the read stops
-    return buffer
-
-
-def _read_unsized(text: Text) -> bytes:
-    """Any other text, copied into a BytesIO chunk by chunk.
-
-    A BytesIO grows by an eighth at a time and gives its bytes without a copy, cut to
-    their size (a bytearray would keep its unused end unless that is half of it or more).
-    """
-    out = io.BytesIO()
-    with memoryview(bytearray(_STREAM_CHUNK)) as view:
-        while got := text.readinto(view):
-            out.write(view[:got])
-    return out.getvalue()
-
-
-def read_all(source: Source) -> tuple[str, Raw, str | None]:
-    """(name, the whole decoded text, its compressed format or None), as :func:`open_text` reads it.
-
-    A plain regular file is read into one buffer of its size; anything else through a
-    growing buffer.
-    """
-    with open_text(source) as text:
-        try:
-            raw: Raw = _read_sized(text, text.size) if text.size is not None else _read_unsized(text)
-        except MemoryError as exc:
-            if str(exc).startswith(text.name):
-                raise
-            raise MemoryError(f"{text.name}: out of memory after reading {text._input.consumed:,} bytes (the "
-                              "data is larger than the memory this process can get)") from None
-    return text.name, raw, text.codec
 
 
 # ---------------------------------------------------------------------------- writing
