@@ -141,6 +141,14 @@ def test_plain_text_is_read_straight_and_knows_its_size(tmp_path):
     assert read_text(path)[0] == RAW
 
 
+@pytest.mark.parametrize("raw", [b"BZh9 Q0 d1 1 1 r\n", b"BZh91AY Q0 d1 1 1 r\n", b"BZh Q0 d1 1 1 r\n",
+                                 b"P*M Q0 d1 1 1 r\n", b"\x1f Q0 d1 1 1 r\n"])
+def test_text_that_only_starts_like_a_format_is_text(raw):
+    # bzip2's "BZh" and block size digit are followed by a block's magic number: a run whose
+    # first query id starts "BZh9" is text.
+    assert rows_of(read_run(io.BytesIO(raw))) == reference_rows(raw)
+
+
 # ---------------------------------------------------------------------------- streams
 
 def test_file_objects_that_cannot_seek(codec):
