@@ -24,6 +24,8 @@ from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
+from rankwise._core._buckets cimport (BLOCK, Buckets, bucket_block, buckets_alloc, buckets_fold, buckets_free,
+                                      buckets_setup, tally_block)
 from rankwise._core._enums cimport *
 from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled_ratio, unscale
 from rankwise._core._sort cimport Item, ranks_above, same_flag, same_rank, sort_items
@@ -50,6 +52,7 @@ cdef struct Workspace:
     Py_ssize_t chunk_cap
     double* chunk_max       # top-k path: best score of each chunk, then of each block
     Py_ssize_t* chunk_ids   # top-k path: chunks whose best score reaches the bound
+    Buckets buckets         # count_ranks' buckets over the tracked scores (_core/_buckets.pxd)
     const uint8_t* stop     # the call's stop flag: loops over a list poll it (_stop.pxd)
 
 
@@ -73,6 +76,11 @@ cdef enum:
     SMALL_K = 32
     # Up to this many tie groups count_near compares every near item with each group.
     FEW_GROUPS = 8
+    # From this many tie groups count_ranks places items through buckets (_buckets.pxd):
+    # with fewer, find_group's few comparisons cost less.
+    MIN_BUCKETED_GROUPS = 2
+    # collect() tests this many labels at once for a positive one.
+    LABEL_CHUNK = 64
 
 
 cdef struct TopK:
@@ -169,6 +177,7 @@ cdef int reserve_chunks(Workspace* ws, Py_ssize_t n) noexcept nogil:
 
 
 cdef void release(Workspace* ws) noexcept nogil:
+    buckets_free(&ws.buckets)
     free(ws.chunk_max)
     free(ws.chunk_ids)
     free(ws.near_scores)
@@ -222,29 +231,43 @@ cdef inline void heap_offer(double* heap, Py_ssize_t* size, Py_ssize_t k, double
         sift(heap, k, 0)
 
 
+cdef inline bint any_positive(const label_t* labels, Py_ssize_t n) noexcept nogil:
+    # A loop without a branch, which the compiler vectorises.
+    cdef Py_ssize_t i
+    cdef uint8_t found = 0
+    for i in range(n):
+        found |= labels[i] > 0
+    return found != 0
+
+
 cdef int collect(const label_t* labels, const score_t* scores, const int64_t* keys,
                  Query* q, const Params* prm, Workspace* ws) noexcept nogil:
-    """Gather tracked items (label > 0) and count the relevant ones."""
-    cdef Py_ssize_t i, t = 0, block
+    """Gather tracked items (label > 0) and count the relevant ones.
+
+    Chunks of LABEL_CHUNK labels without a positive one, most of a long list with few
+    relevant items, are passed over after a vectorised test.
+    """
+    cdef Py_ssize_t i, t = 0, chunk = 0, end
     cdef int64_t n_rel = 0
     cdef double lab
-    # In blocks, the stop flag checked between them: the loop over the list stays as it was.
-    block = 0
-    while block < q.n:
-        if stopped(ws.stop):
+    # POLL is a multiple of LABEL_CHUNK: the stop flag is checked every POLL labels.
+    while chunk < q.n:
+        if (chunk & POLL_MASK) == 0 and stopped(ws.stop):
             return 0
-        for i in range(block, min(block + POLL, q.n)):
-            lab = labels[i]
-            if lab > 0:
-                if t == ws.cap and reserve(ws, t + 1) != 0:
-                    return -1
-                ws.items[t].score = scores[i]
-                ws.items[t].label = lab
-                ws.items[t].key = keys[i] if keys != NULL else i
-                if lab >= prm.level:
-                    n_rel += 1
-                t += 1
-        block += POLL
+        end = min(chunk + LABEL_CHUNK, q.n)
+        if any_positive(labels + chunk, end - chunk):
+            for i in range(chunk, end):
+                lab = labels[i]
+                if lab > 0:
+                    if t == ws.cap and reserve(ws, t + 1) != 0:
+                        return -1
+                    ws.items[t].score = scores[i]
+                    ws.items[t].label = lab
+                    ws.items[t].key = keys[i] if keys != NULL else i
+                    if lab >= prm.level:
+                        n_rel += 1
+                    t += 1
+        chunk = end
     q.t = t
     q.n_rel = n_rel
     return 0
@@ -645,7 +668,9 @@ cdef bint count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, 
     strictly above it); then above[g] = (items with c <= g) - tied[g]. Only the
     rare tied items take a branch. With ``keyed`` (stable and trec policies) a tied
     item also counts, for each tracked slot of its group, whether its key puts it
-    first, as a difference array in slot_pos. Returns whether a score was NaN.
+    first, as a difference array in slot_pos. Long lists with several groups find c
+    through buckets over the groups' scores (count_bucketed). Returns whether a score
+    was NaN.
     """
     cdef Py_ssize_t i, g, d = q.d, block
     cdef bint nan = False
@@ -656,7 +681,9 @@ cdef bint count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, 
     if keyed:
         memset(ws.slot_pos, 0, (q.t + 1) * sizeof(int64_t))
     ws.values[d] = 0.0  # read, never counted: lets the tie test below run without a branch on g
-    if n <= LONG_LOOP:
+    if d >= MIN_BUCKETED_GROUPS and buckets_alloc(&ws.buckets) == 0 and buckets_setup(&ws.buckets, ws.values, d, n):
+        nan = count_bucketed(scores, keys, n, keyed, q, ws)
+    elif n <= LONG_LOOP:
         for i in range(n):
             count_item(scores, keys, i, keyed, d, hist, &nan, ws)
     else:
@@ -675,6 +702,29 @@ cdef bint count_ranks(const score_t* scores, const int64_t* keys, Py_ssize_t n, 
         for i in range(1, q.t):
             ws.slot_pos[i] += ws.slot_pos[i - 1]
     return nan
+
+
+cdef bint count_bucketed(const score_t* scores, const int64_t* keys, Py_ssize_t n, bint keyed,
+                         Query* q, Workspace* ws) noexcept nogil:
+    """count_ranks' pass through buckets (set up): only items in a bucket holding a group's
+    score are placed by count_item, the rest by their bucket alone. Returns whether a
+    score was NaN.
+    """
+    cdef Py_ssize_t start = 0, size, j, found
+    cdef bint nan = False
+    cdef Buckets* b = &ws.buckets
+    while start < n:
+        if start > 0 and (start & POLL_MASK) == 0:
+            nan |= buckets_fold(b, ws.hist)
+            if stopped(ws.stop):
+                return nan
+        size = min(<Py_ssize_t>BLOCK, n - start)
+        bucket_block(scores + start, size, b)
+        found = tally_block(b, size)
+        for j in range(found):
+            count_item(scores, keys, start + b.block[j], keyed, q.d, ws.hist, &nan, ws)
+        start += size
+    return buckets_fold(b, ws.hist) or nan
 
 
 cdef void count_near(const double* scores, Py_ssize_t n, Query* q, Workspace* ws) noexcept nogil:

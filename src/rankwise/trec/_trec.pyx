@@ -121,14 +121,15 @@ cdef struct ScoreIndex:
     double top
 
 
-cdef inline Py_ssize_t bucket(const ScoreIndex* x, double score) noexcept nogil:
+cdef inline int32_t bucket(double score, double low, double scale, double top) noexcept nogil:
     # Non-decreasing in the score (IEEE subtraction and scaling are monotone), which is
     # all the search needs: a judged document in a higher bucket scores strictly higher.
-    # Scores outside the range (and infinities) land in the end buckets.
-    cdef double v = (score - x.low) * x.scale
-    v = v if v >= 0 else 0.0
-    v = v if v <= x.top else x.top
-    return <Py_ssize_t>v  # 0 <= v <= top (NaN fails v >= 0): in range
+    # Scores outside the range (and infinities) land in the end buckets. Selects between
+    # doubles already computed and a conversion to int32: a loop of them vectorises on SSE2.
+    cdef double v = (score - low) * scale
+    cdef double w = v if v >= 0 else 0.0
+    w = w if w <= top else top
+    return <int32_t>w  # 0 <= w <= top < 2**31 (NaN fails v >= 0): in range
 
 
 cdef void index_build(ScoreIndex* x, const Order* o, const Item* found, Py_ssize_t m,
@@ -151,7 +152,7 @@ cdef void index_build(ScoreIndex* x, const Order* o, const Item* found, Py_ssize
     x.m = m
     memset(x.above, 0, (n_buckets + 1) * sizeof(int32_t))
     for j in range(m):
-        home[j] = <int32_t>bucket(x, found[j].score)
+        home[j] = bucket(found[j].score, x.low, x.scale, x.top)
         x.above[home[j]] += 1
     # Counts become the end of each bucket's range (judged in its bucket or higher) ...
     for b in range(n_buckets - 1, -1, -1):
@@ -382,11 +383,15 @@ cdef void rank_rows(Workspace* w, const Order* o, const double* scores, Py_ssize
     cdef const double* row_scores = scores + start
     cdef int32_t* higher = w.home
     cdef const ScoreIndex* x = &w.index
+    cdef double low = x.low, scale = x.scale, top = x.top
     memset(w.hist, 0, 4 * (m + 1) * sizeof(int64_t))
-    # The judged of higher buckets first, in a loop of independent rows: that takes the
-    # float arithmetic and a load off each row's chain of dependent loads below.
+    # The judged of higher buckets first, in loops of independent rows: that takes the
+    # float arithmetic and a load off each row's chain of dependent loads below. The
+    # buckets in a loop of their own, vectorised, then the lookups.
     for r in range(n):
-        higher[r] = x.above[bucket(x, row_scores[r])]
+        higher[r] = bucket(row_scores[r], low, scale, top)
+    for r in range(n):
+        higher[r] = x.above[higher[r]]
     if n <= LONG_LOOP:
         for r in range(n):
             if not rank_row(w, o, x, row_scores, higher, start, r, m):
