@@ -1,11 +1,12 @@
 """rankwise against a vectorised NumPy reference and the libraries people use instead.
 
-Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7 ...] [--quick] [--repeats 7]
+Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files ...] [--quick] [--repeats 7]
            [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
            [--relevant 17] [--trec-queries 5000] [--trec-docs 1000] [--lp-queries 100000]
            [--lp-candidates 1000] [--dense-queries 10000] [--dense-docs 1000]
            [--scale-queries 2000] [--stats-queries 10000] [--stats-resamples 10000]
            [--memory-rows 10000000] [--memory-queries 10000]
+           [--data-dir DIR] [--trec-eval-src DIR | --trec-eval PATH]
 
 Workloads (generated deterministically from --seed; old names kept as aliases):
 
@@ -25,6 +26,12 @@ Workloads (generated deterministically from --seed; old names kept as aliases):
 * w7 (memory): peak extra memory of Run.from_arrays and of trec_eval from arrays (issue 21),
   one query of 10 million rows and 10,000 queries x 1,000 rows (grouped, and shuffled),
   each measured in a fresh process, beside the input's size.
+* files (benchmarks/files.py): W2's shape as TREC files (string ids, a ~190 MB run, made once in
+  --data-dir): trec_eval 10.0 (built from --trec-eval-src with its Makefile, or --trec-eval)
+  against ``rankwise eval`` (default measures, -m all_trec; outputs compared line for line) and
+  pytrec_eval, ir_measures and ranx reading the same files, each a fresh process (wall time and
+  peak RSS, median of at most 3); Run.read's throughput on the plain file, from a pipe and
+  compressed (gzip, bzip2, xz, zstd where rankwise reads them) beside ``gzip -dc`` and the others.
 
 Every implementation starts from the same NumPy arrays; conversion into its input format
 (dicts, typed lists, tensors, DataFrames) is timed as part of it. For each workload the
@@ -63,6 +70,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
     _NUMBA_CACHE = tempfile.TemporaryDirectory(prefix="rankwise-bench-numba-")
     os.environ["NUMBA_CACHE_DIR"] = _NUMBA_CACHE.name
 
+import files  # noqa: E402  (benchmarks/files.py)
 import numpy as np  # noqa: E402
 
 import rankwise as rw  # noqa: E402
@@ -73,12 +81,13 @@ LINK_KS = (1, 3, 10)
 warnings.filterwarnings("ignore", message="unsafe cast from uint64 to int64")
 ALIASES = {"influence": "w1", "trec": "w2", "link-prediction": "w3", "dense": "w4", "scale": "w5",
            "stats": "w6", "compare": "w6", "memory": "w7"}
-WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7")
+WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "files")
 # A competitor whose first call takes longer than this runs in SLOW_ROUNDS rounds only.
 SLOW_SECONDS = 2.0
 SLOW_ROUNDS = 3
 SUMMARY: list[tuple] = []
 MEMORY_SUMMARY: list[tuple] = []
+FILES_SUMMARY: list[str] = []
 FAILURES: list[str] = []
 
 
@@ -1084,6 +1093,12 @@ def bench_w7(args, thread_counts):
           "high-water mark above the level before the call, the result included)")
 
 
+def bench_files(args, thread_counts):
+    summary, failures = files.bench_files(args)
+    FILES_SUMMARY.extend(summary)
+    FAILURES.extend(failures)
+
+
 # --------------------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------------------
@@ -1139,6 +1154,7 @@ def main(argv=None):
     parser.add_argument("--memory-rows", type=int, default=10_000_000, help="W7 run rows")
     parser.add_argument("--memory-queries", type=int, default=10_000, help="W7 queries (many-query layouts)")
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
+    files.add_arguments(parser)
     parser.add_argument("--repeats", type=int, default=7, help="timed rounds (slow competitors: at most 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -1168,7 +1184,7 @@ def main(argv=None):
     if missing:
         print(f"not installed, not timed: {', '.join(missing)} (pip install '.[bench]')")
     for workload, bench in (("w1", bench_w1), ("w2", bench_w2), ("w3", bench_w3), ("w4", bench_w4),
-                            ("w5", bench_w5), ("w6", bench_w6), ("w7", bench_w7)):
+                            ("w5", bench_w5), ("w6", bench_w6), ("w7", bench_w7), ("files", bench_files)):
         if workload in chosen:
             bench(args, thread_counts)
             set_threads(cpus)
@@ -1183,6 +1199,8 @@ def main(argv=None):
           "yardstick; <= 3x: never more than 3x the yardstick")
     for label, name, ratio, met in MEMORY_SUMMARY:
         print(f"W7 {label:<34} {name:<46} peak extra {ratio:.2f}x the input: {met}")
+    for line in FILES_SUMMARY:
+        print(line)
     if FAILURES:
         print(f"\n{len(FAILURES)} implementations DISAGREE with the reference (see above)")
         sys.exit(1)
