@@ -4,8 +4,6 @@
 >>> rw.evaluate([[0, 1, 0]], [[0.2, 0.7, 0.7]], ["MRR", "nDCG@2"]).mean()
 {'MRR': 0.75, 'nDCG@2': 0.8154648767857288}
 """
-from importlib.metadata import PackageNotFoundError, version
-
 from ._core.results import Results
 from .lists import (
     average_precision,
@@ -32,10 +30,7 @@ from .stats import (
 )
 from .trec import Qrels, Run, TrecResults, trec_eval
 
-try:
-    __version__ = version("rankwise")
-except PackageNotFoundError:  # imported from a source tree that was never installed
-    __version__ = "0+unknown"
+__version__ = "0.1.0"
 
 __all__ = [
     "ComparisonReport",

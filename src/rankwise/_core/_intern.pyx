@@ -55,13 +55,10 @@ cdef int interner_grow_slots(Interner* t) noexcept nogil:
     return 0
 
 
-cdef int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noexcept nogil:
-    """The code of the span base[start:start + n], adding it if new; -1 if out of memory."""
-    cdef int64_t found = interner_find(t, t.base + start, n, h)
+cdef int64_t interner_insert(Interner* t, int64_t found, int64_t start, int64_t n, uint64_t h) noexcept nogil:
+    """Add base[start:start + n], absent from ``t``, where ``interner_find`` said (``found``); its code, or -1."""
     cdef uint64_t i
     cdef void* grown
-    if found >= 0:
-        return found
     if t.size >= INT32_MAX:
         return -1
     if t.size == t.capacity:
@@ -81,6 +78,12 @@ cdef int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noe
     t.entries[t.size].length = n
     t.size += 1
     return t.size - 1
+
+
+cdef int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noexcept nogil:
+    """The code of the span base[start:start + n], adding it if new; -1 if out of memory."""
+    cdef int64_t found = interner_find(t, t.base + start, n, h)
+    return found if found >= 0 else interner_insert(t, found, start, n, h)
 
 
 cdef int interner_reserve(Interner* t, int64_t expected) noexcept nogil:
@@ -117,7 +120,7 @@ cdef int64_t interner_add_owned(Interner* t, Arena* a, const uint8_t* p, int64_t
         t.base = a.data
     memcpy(a.data + a.size, p, n)
     a.size += n
-    return interner_add(t, a.size - n, n, h)
+    return interner_insert(t, found, a.size - n, n, h)
 
 
 cdef void prefetch_matches(const Interner* t, const Probe* probes, Py_ssize_t n) noexcept nogil:
