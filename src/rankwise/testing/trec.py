@@ -632,8 +632,8 @@ def read_trec(raw: bytes, run: bool, path: str = "file") -> tuple[list[tuple[str
     reads them; not ``nan(...)``).
     """
     if b"\0" in raw:
-        line = raw[:raw.index(b"\0")].count(b"\n") + 1
-        raise ValueError(f"{path}, line {line}: NUL byte; TREC files are plain text (is this file UTF-16 or "
+        nul_line = raw[:raw.index(b"\0")].count(b"\n") + 1
+        raise ValueError(f"{path}, line {nul_line}: NUL byte; TREC files are plain text (is this file UTF-16 or "
                          "binary?)")
     if b"\n" not in raw and b"\r" in raw.rstrip():
         raise ValueError(f"{path}: lines end with a bare carriage return (\\r); use \\n or \\r\\n line endings")

@@ -9,6 +9,8 @@ never reaches a field), ids are interned on the fly and numbers are converted in
 """
 import numpy as np
 
+cimport cython
+
 from rankwise._core._enums import LineErrorKind
 
 from libc.math cimport floor, isfinite
@@ -595,6 +597,7 @@ cdef tuple owned_table(const Interner* t, const Arena* a):
     return data, offsets
 
 
+@cython.auto_pickle(False)
 cdef class Parser:
     """Parses a qrels (``run=False``) or run file given block by block; see the module doc.
 
