@@ -1,6 +1,5 @@
 import numpy as np
 import numpy.typing as npt
-
 from typing_extensions import disjoint_base
 
 from rankwise._core._enums import LineErrorKind
