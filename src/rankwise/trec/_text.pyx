@@ -90,9 +90,13 @@ POW10[:] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 
 cdef uint64_t MANTISSA_LIMIT = (<uint64_t>1) << 53
 
 
+# C isspace in the C locale, as a table: one load per byte.
+cdef uint8_t BLANK[256]
+BLANK[:] = [1 if c == SPACE or 9 <= c <= 13 else 0 for c in range(256)]
+
+
 cdef inline bint is_blank(uint8_t c) noexcept nogil:
-    # C isspace in the C locale. Callers stop at newlines before asking.
-    return c == SPACE or (c >= 9 and c <= 13)
+    return BLANK[c]
 
 
 # ---------------------------------------------------------------------------- numbers
@@ -289,7 +293,7 @@ cdef inline int column_push(Column* c, int64_t value) noexcept nogil:
 
 
 cdef int piece_reserve(Piece* pc, int64_t rows) noexcept nogil:
-    # Room for ``rows`` rows (the lines the piece holds: data, not a user's number).
+    # Room for ``rows`` rows (grown as the piece's lines need: data, not a user's number).
     cdef void* p
     if rows <= pc.capacity:
         return 0
@@ -326,28 +330,30 @@ cdef void piece_free(Piece* pc) noexcept nogil:
     memset(pc, 0, sizeof(Piece))
 
 
-cdef int64_t count_newlines(const uint8_t* p, Py_ssize_t n) noexcept nogil:
-    # A loop the compiler vectorises: a byte compare per byte, no branch.
-    cdef int64_t count = 0
-    cdef Py_ssize_t i
-    for i in range(n):
-        count += p[i] == NEWLINE
-    return count
-
-
 cdef inline Py_ssize_t skip_blank(const uint8_t* buf, Py_ssize_t p, Py_ssize_t eol) noexcept nogil:
     while p < eol and is_blank(buf[p]):
         p += 1
     return p
 
 
-cdef inline Py_ssize_t split_fields(const uint8_t* buf, Py_ssize_t p, Py_ssize_t eol, int need,
+cdef inline Py_ssize_t field_end(const uint8_t* buf, Py_ssize_t p, Py_ssize_t eol, bint ends_line) noexcept nogil:
+    # Where the field from p ends. A newline at eol (``ends_line``) is blank and ends it
+    # too: then no bound check per byte.
+    if ends_line:
+        while not is_blank(buf[p]):
+            p += 1
+        return p
+    while p < eol and not is_blank(buf[p]):
+        p += 1
+    return p
+
+
+cdef inline Py_ssize_t split_fields(const uint8_t* buf, Py_ssize_t p, Py_ssize_t eol, bint ends_line, int need,
                                     Py_ssize_t* starts, Py_ssize_t* stops, int* nf) noexcept nogil:
     # Up to ``need`` fields from p on, into starts/stops (``nf`` of them); where it stopped.
     while p < eol and nf[0] < need:
         starts[nf[0]] = p
-        while p < eol and not is_blank(buf[p]):
-            p += 1
+        p = field_end(buf, p, eol, ends_line)
         stops[nf[0]] = p
         nf[0] += 1
         p = skip_blank(buf, p, eol)
@@ -382,14 +388,17 @@ cdef inline int new_query(Piece* pc, const uint8_t* buf, Py_ssize_t start, Py_ss
     return 0
 
 
-cdef inline int tokenize_line(Piece* pc, const uint8_t* buf, bint run, Py_ssize_t p,
-                              Py_ssize_t eol) noexcept nogil:
-    """One data line from p (its first field); 0, or the error written to ``pc.out``."""
+cdef inline int tokenize_line(Piece* pc, const uint8_t* buf, bint run, Py_ssize_t p, Py_ssize_t eol,
+                              bint ends_line) noexcept nogil:
+    """One data line from p (its first field) to eol (a newline if ``ends_line``); 0, or the error in ``pc.out``."""
     cdef int need = RUN_FIELDS if run else QRELS_FIELDS, value_field = 4 if run else 3, nf = 0
     cdef Py_ssize_t starts[RUN_FIELDS]
     cdef Py_ssize_t stops[RUN_FIELDS]
     cdef double value
-    p = split_fields(buf, p, eol, need, starts, stops, &nf)
+    if pc.rows == pc.capacity and piece_reserve(pc, 2 * pc.capacity + 64) < 0:
+        pc.out.error = NO_MEMORY
+        return NO_MEMORY
+    p = split_fields(buf, p, eol, ends_line, need, starts, stops, &nf)
     if nf < need:
         return line_error(pc, TOO_FEW, nf, 0, 0)
     if p < eol and not run:
@@ -424,9 +433,6 @@ cdef int tokenize_piece(Piece* pc, const uint8_t* buf, bint run, const uint8_t* 
     cdef Py_ssize_t pos = pc.start, eol, p
     cdef const uint8_t* nl
     piece_reset(pc)
-    if piece_reserve(pc, count_newlines(buf + pc.start, pc.stop - pc.start) + 1) < 0:
-        pc.out.error = NO_MEMORY
-        return NO_MEMORY
     while pos < pc.stop:
         if (pc.lines & (LINE_POLL - 1)) == 0 and stopped(flag):
             return STOPPED
@@ -442,7 +448,7 @@ cdef int tokenize_piece(Piece* pc, const uint8_t* buf, bint run, const uint8_t* 
                 pc.out.error = NO_MEMORY
                 return NO_MEMORY
             continue
-        if tokenize_line(pc, buf, run, p, eol) != 0:
+        if tokenize_line(pc, buf, run, p, eol, nl != NULL) != 0:
             return pc.out.error
     return 0
 
