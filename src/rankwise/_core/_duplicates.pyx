@@ -21,7 +21,7 @@ from rankwise._core._stop cimport POLL, POLL_MASK, STOPPED, flag_of, memset_poll
 
 # Slots per document: a sixteenth full at most, so that almost every insert finds its
 # home slot free, and the probe loop's exit is rarely mispredicted (W2's 1,000-row
-# queries: 9.5 -> 6.1 ms for 5 million rows, against a quarter full), while the table
+# queries: 9.5 -> 5.8 ms for 5 million rows, against a quarter full), while the table
 # stays within 2^CACHED_BITS slots (1 MiB, a core's cache); larger groups get at least
 # MIN_SLOTS_PER_DOC. Ids gathered through an order miss the cache at every row, and a
 # larger table only adds to those misses (5% slower on shuffled rows), as it does to the
