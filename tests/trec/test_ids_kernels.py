@@ -73,6 +73,19 @@ def test_run_starts():
     assert run_starts(ids).tolist() == [0, 2, 3, 5, 6]
 
 
+@pytest.mark.parametrize("n", [2, 63, 64, 65, 129, 2**16 + 70])
+def test_run_starts_against_brute_force(n):
+    # Rows are checked for a change 64 at once: changes at every offset of such a span,
+    # none at all, ids that differ in one bit (the high one too), runs across 2**16 rows.
+    rng = np.random.default_rng(n)
+    for rate in (0.0, 1 / 500, 0.05, 1.0):
+        steps = rng.random(n) < rate
+        ids = np.cumsum(steps).astype(np.int64)
+        ids[::7] ^= np.int64(INT64.min) * (rng.random(ids[::7].shape[0]) < rate)
+        expected = [0] + [i for i in range(1, n) if ids[i] != ids[i - 1]] + [n]
+        assert run_starts(ids).tolist() == expected
+
+
 @pytest.mark.parametrize("sizes", [[0], [1], [2], [1, 0, 3], [5, 7, 1, 2], [LONG + 1], [3, LONG + 7, 40, 2 * LONG]])
 @pytest.mark.parametrize("through_order", [False, True])
 def test_first_duplicate_against_brute_force(sizes, through_order):

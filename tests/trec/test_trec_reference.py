@@ -99,6 +99,26 @@ def test_long_rankings_reach_every_default_cutoff(config):
         compare(qrels, run, group, "long", **config)
 
 
+def test_dcg_discounts_on_either_side_of_the_table():
+    # Discounts of ranks below 4096 are looked up, the others computed: relevant documents
+    # ranked on either side of it, and a query whose ideal ranking runs past it.
+    rng = random.Random(4096)
+    docs = [f"D{i:05d}" for i in range(4200)]
+    run = {"q": {d: 4200.0 - i for i, d in enumerate(docs)},
+           "r": {d: round(rng.random(), 2) for d in docs}}
+    qrels = {"q": {docs[i]: rng.choice([1, 2, 3]) for i in (0, 4093, 4094, 4095, 4096, 4150)},
+             "r": {d: rng.choice([0, 1, 2]) for d in docs}}
+    measures = ["ndcg", "ndcg_cut.4095,4096,4097,5000", "ndcg.0=0,1=2.5,2=1,3=7"]
+    for ties in ("trec", "optimistic"):
+        compare(qrels, run, measures, "long", ties=ties)
+    # Without ties the expectation is the ranking's own value (its own code path).
+    alone = {"q": qrels["q"]}, {"q": run["q"]}
+    expected = rw.trec_eval(*_objects(*alone), measures, ties="expected")
+    ordered = rw.trec_eval(*_objects(*alone), measures)
+    for name in ordered.mean():
+        np.testing.assert_allclose(expected[name], ordered[name], rtol=1e-15, atol=0)
+
+
 def test_random_cases_cover_the_edge_cases():
     """The generator really produces what the module docstring promises (so the tests are not vacuous)."""
     seen = Counter()

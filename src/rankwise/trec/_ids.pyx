@@ -23,44 +23,78 @@ from rankwise._core._stop cimport POLL, POLL_MASK, STOPPED, flag_of, memset_poll
 cdef int FIRST_GROUP_BITS = 10
 
 
+cdef enum:
+    # Rows checked for a change at once, so that rows grouped by query (a change every
+    # few hundred rows, or rarer) cost no branch each.
+    SPAN = 64
+
+
+cdef struct Starts:
+    int64_t* found
+    Py_ssize_t m, capacity
+
+
+cdef inline bint any_change(const int64_t* ids, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    # Whether some ids[i], start <= i < stop, differs from ids[i - 1] (start >= 1): an OR
+    # of XORs, which the compiler vectorises on SSE2.
+    cdef Py_ssize_t i
+    cdef uint64_t bits = 0
+    for i in range(start, stop):
+        bits |= <uint64_t>(ids[i] ^ ids[i - 1])
+    return bits != 0
+
+
+cdef int record_starts(Starts* s, const int64_t* ids, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    # Rows start:stop (start >= 1) where the id changes, into a buffer that doubles when
+    # full (rows grouped by query: one int64 per query); -1: out of memory.
+    cdef Py_ssize_t i, end
+    cdef int64_t* grown
+    while start < stop:
+        end = min(start + SPAN, stop)
+        if any_change(ids, start, end):
+            for i in range(start, end):
+                if ids[i] != ids[i - 1]:
+                    if s.m == s.capacity:
+                        grown = <int64_t*>realloc(s.found, 2 * s.capacity * sizeof(int64_t))
+                        if grown == NULL:
+                            return -1
+                        s.found, s.capacity = grown, 2 * s.capacity
+                    s.found[s.m] = i
+                    s.m += 1
+        start = end
+    return 0
+
+
 def run_starts(const int64_t[::1] ids, const uint8_t[::1] stop=None):
     """Rows where ``ids`` changes value (row 0 included), then ``len(ids)``: its runs' bounds.
 
     None once ``stop`` is set.
     """
-    cdef Py_ssize_t i, n = ids.shape[0], m = 0, capacity = 1024, block = 0
+    cdef Py_ssize_t n = ids.shape[0], block = 1
     cdef const uint8_t* flag = flag_of(stop)
     cdef int failed = 0
     cdef int64_t* grown
-    cdef int64_t* found = <int64_t*>malloc(capacity * sizeof(int64_t))
-    if found == NULL:
+    cdef Starts s
+    s.found, s.m, s.capacity = <int64_t*>malloc(1024 * sizeof(int64_t)), 0, 1024
+    if s.found == NULL:
         raise MemoryError()
-    # One pass, into a buffer that doubles when full (rows grouped by query: one int64 per query),
-    # then shrinks to fit. In blocks of POLL rows, the stop flag checked between them.
+    if n > 0:
+        s.found[0], s.m = 0, 1
+    # In blocks of POLL rows, the stop flag checked between them.
     with nogil:
         while block < n and not failed and not stopped(flag):
-            for i in range(block, min(block + POLL, n)):
-                if i == 0 or ids[i] != ids[i - 1]:
-                    if m == capacity:
-                        capacity *= 2
-                        grown = <int64_t*>realloc(found, capacity * sizeof(int64_t))
-                        if grown == NULL:
-                            failed = 1
-                            break
-                        found = grown
-                    found[m] = i
-                    m += 1
+            failed = record_starts(&s, &ids[0], block, min(block + POLL, n))
             block += POLL
     if was_stopped(flag) and not failed:
-        free(found)
+        free(s.found)
         return None
-    grown = <int64_t*>realloc(found, (m + 1) * sizeof(int64_t)) if not failed else NULL
+    grown = <int64_t*>realloc(s.found, (s.m + 1) * sizeof(int64_t)) if not failed else NULL
     if grown == NULL:
-        free(found)
+        free(s.found)
         raise MemoryError()
-    grown[m] = n
+    grown[s.m] = n
     # The buffer becomes the result's memory: no copy (it is freed with the array).
-    cdef cvarray out = cvarray(shape=(m + 1,), itemsize=sizeof(int64_t), format="q", allocate_buffer=False)
+    cdef cvarray out = cvarray(shape=(s.m + 1,), itemsize=sizeof(int64_t), format="q", allocate_buffer=False)
     out.data = <char*>grown
     out.callback_free_data = free
     return np.asarray(out)

@@ -1043,15 +1043,16 @@ def _custom_ideal(qs: _Side, spec: TrecSpec, gains: np.ndarray, evaluated: np.nd
 
 
 def _gains(qs: _Side, spec: TrecSpec) -> np.ndarray:
-    """Each judgement's gain as trec_eval's ideal ranking uses it (0: left out).
+    """Each judgement's gain as trec_eval's ideal ranking uses it (0 or below: left out).
 
     Judged labels >= 0 count (their custom gain if the label is an integer given one,
     else the label); trec_eval's ideal ranking never includes negative levels.
     """
-    labels = qs.values
-    gains = np.where(labels > 0, labels, 0.0)
+    labels = np.ascontiguousarray(qs.values)
     if spec.root != "ndcg" or not spec.gains:
-        return gains
+        # ideal_dcg keeps the positive gains only: the labels themselves, not a copy.
+        return labels
+    gains = np.where(labels > 0, labels, 0.0)
     levels, values = _gain_pairs(spec)
     if levels.shape[0] <= 16:
         # A pass per level; a level no float64 holds exactly (beyond 2**53) is no label's.
