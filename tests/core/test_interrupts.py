@@ -221,7 +221,7 @@ def test_kernels_return_at_once_when_stopped(rng):
     _trec.judge(join, 0, 2, rels, _stopped())
     assert np.all(rels == -7.0)
     n_entries = np.full(2, -7, dtype=np.int64)
-    _trec.rank_judged(scores, join, (0, np.empty(0, dtype=np.int64), 0),
+    _trec.rank_judged(scores, join, (0, np.empty(0, dtype=np.uint8), np.empty(0, dtype=np.int64), 0),
                       (starts, np.empty(n, dtype=np.int64), np.empty(n), n_entries), 0, 2, _stopped())
     assert np.all(n_entries == -7)
     ranked = np.full(n, -7.0)

@@ -199,6 +199,43 @@ def test_tie_policies_order_as_documented():
     assert rw.trec_eval(*_objects(qrels, run), "recip_rank", ties="pessimistic")["recip_rank"][0] == 1 / 5
 
 
+LONG_TIE_MEASURES = ["map", "P.5,30,200", "recall.100", "ndcg", "ndcg_cut.50", "bpref", "recip_rank", "Rprec",
+                     "infAP", "num_rel_ret"]
+
+
+def _long_tie_case(rng: random.Random, text: bool) -> tuple[dict, dict]:
+    """Queries whose hundreds of judged documents share a few scores (one: a single score)."""
+    qrels: dict = {}
+    run: dict = {}
+    for q, values in enumerate([[0.5], [0.5, 0.25], [1.0, 0.5, 0.25, 0.125], [0.5] + [0.1 * i for i in range(9)]]):
+        ids = rng.sample(range(1, 10**5), 420)
+        docs = [(rng.choice(["d", "d0", "\u00e9", "D", ""]) + str(i) if text else str(i)) for i in ids]
+        docs = [d if d else "x" for d in docs]
+        qrels[str(10 * q + 9)] = {d: rng.choice([0, 0, 1, 2, 3, -1]) for d in docs[:220]}
+        run[str(10 * q + 9)] = {d: rng.choice(values) for d in docs[20:]}
+    return qrels, run
+
+
+@pytest.mark.parametrize("text", [True, False], ids=["string-ids", "integer-ids"])
+@pytest.mark.parametrize("ties", ["trec", "optimistic", "pessimistic", "stable"])
+def test_long_tie_groups_of_judged_documents(ties, text):
+    # Each row finds the judged documents that go before it in its tie group by galloping
+    # and bisecting past a few: every length of group and of the part ahead of the row.
+    qrels, run = _long_tie_case(random.Random(len(ties) + 10 * text), text)
+    want = ref.evaluate(qrels, run, LONG_TIE_MEASURES, ties=ties)
+    if text:
+        check_against(want, rw.trec_eval(*_objects(qrels, run), LONG_TIE_MEASURES, ties=ties), ties)
+        return
+    arrays = [[(int(q), int(d), v) for q, judged in rows.items() for d, v in judged.items()] for rows in (qrels, run)]
+    objects = (rw.Qrels.from_arrays(*map(np.array, zip(*arrays[0], strict=True))),
+               rw.Run.from_arrays(*map(np.array, zip(*arrays[1], strict=True))))
+    got = rw.trec_eval(*objects, LONG_TIE_MEASURES, ties=ties)
+    assert [str(q) for q in got.query_ids] == want.query_ids
+    for name in want.names:
+        np.testing.assert_allclose(got[name], [want.per_query[q][name] for q in want.query_ids], rtol=1e-12,
+                                   err_msg=f"{ties}: {name}")
+
+
 # ----------------------------------------------------------------- ties="expected" by brute force
 
 EXPECTED_MEASURES = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P.1,2,3,5", "recall.1,2,3",

@@ -59,7 +59,7 @@ cpdef enum TrecMeasure:
 # How trec/_trec.pyx breaks ties between equal scores after labels (when asked).
 cpdef enum TieKey:
     TIE_POSITION = 0   # the row's position: input order first
-    TIE_MAPPED = 1     # tie_map[doc]: ascending first (trec_eval: docno rank, descending)
+    TIE_BYTES = 1      # docs are codes of a string table: their bytes descending, as trec_eval orders
     TIE_DECIMAL = 2    # docs are integer ids: their decimal text descending, as trec_eval orders
 
 

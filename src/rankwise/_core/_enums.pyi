@@ -50,7 +50,7 @@ class TrecMeasure(enum.IntEnum):
 
 class TieKey(enum.IntEnum):
     TIE_POSITION = 0
-    TIE_MAPPED = 1
+    TIE_BYTES = 1
     TIE_DECIMAL = 2
 
 class LineErrorKind(enum.IntEnum):

@@ -174,3 +174,8 @@ cdef int add_batch(Interner* t, const Probe* probes, Py_ssize_t n, int64_t* code
 cdef int intern_spans(Interner* t, const int64_t* offsets, Py_ssize_t n, int64_t* codes,
                       Py_ssize_t stride, const uint8_t* flag) noexcept nogil
 cdef tuple interner_table(const Interner* t)
+
+# Strings a and b of a table in byte order (StringTable.byte_order's): bytes unsigned, as
+# memcmp and trec_eval's strcmp compare them, and a proper prefix first. Other modules reach
+# it through a pointer, never inlined: their hot loops stay as small as they were.
+cdef int compare_spans(const uint8_t* base, const int64_t* offsets, int64_t a, int64_t b) noexcept nogil

@@ -286,8 +286,7 @@ def lookup(const uint8_t[::1] data, const int64_t[::1] offsets,
 
 # ---------------------------------------------------------------------------- byte order
 
-cdef inline int compare_spans(const uint8_t* base, const int64_t* offsets, int64_t a,
-                              int64_t b) noexcept nogil:
+cdef int compare_spans(const uint8_t* base, const int64_t* offsets, int64_t a, int64_t b) noexcept nogil:
     cdef int64_t la = offsets[a + 1] - offsets[a], lb = offsets[b + 1] - offsets[b]
     cdef int r = memcmp(base + offsets[a], base + offsets[b], min(la, lb))
     if r != 0:

@@ -14,7 +14,7 @@ def judge(
 def rank_judged(
     scores: npt.NDArray[np.float64],
     join: _Arrays,
-    order: tuple[int, npt.NDArray[np.int64], int],
+    order: tuple[int, npt.NDArray[np.uint8], npt.NDArray[np.int64], int],
     entries: _Arrays,
     q_start: int,
     q_stop: int,

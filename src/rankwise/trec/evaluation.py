@@ -300,7 +300,6 @@ class _Side:
                 run_alone(partial(group_by_query, codes), codes.shape[0] // 2)[2]
         self.docs = docs if order is None else docs[order]
         self.values = values if order is None else values[order]
-        self._docno_descending: np.ndarray | None = None
 
     @property
     def n_queries(self) -> int:
@@ -318,13 +317,6 @@ class _Side:
         if isinstance(self.queries, StringTable):
             return self.queries.byte_order()
         return byte_order(self.queries)
-
-    def docno_descending(self) -> np.ndarray:
-        """String ids: each document code's rank in trec_eval's tie order (docno descending)."""
-        if self._docno_descending is None:
-            assert self.doc_table is not None  # asked only of string document ids
-            self._docno_descending = -self.doc_table.byte_order()
-        return self._docno_descending
 
 
 def _string_ids(ids: np.ndarray) -> tuple[StringTable, np.ndarray]:
@@ -896,14 +888,15 @@ class _Join:
         self.qrels_keys = np.ascontiguousarray(self.qrels_keys, dtype=np.int64)
         _check_judgements_per_query(self.qrels_indptr, qs)
 
-    def tie_order(self, ties: str) -> tuple[int, np.ndarray, int]:
-        """The kernel's tie key kind, its map, and the label order realising the policy."""
+    def tie_order(self, ties: str) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """``_trec.rank_judged``'s ``order``: the tie key kind, the run's docnos as bytes and
+        offsets when they break ties (string ids), and the label order realising the policy."""
         label_order = {"optimistic": 1, "pessimistic": -1}.get(ties, 0)
-        if ties in ("stable", "expected"):
-            return TieKey.TIE_POSITION, np.empty(0, dtype=np.int64), label_order
-        if self.run.doc_table is None:
-            return TieKey.TIE_DECIMAL, np.empty(0, dtype=np.int64), label_order
-        return TieKey.TIE_MAPPED, self.run.docno_descending(), label_order
+        table = self.run.doc_table
+        if ties in ("stable", "expected") or table is None:
+            key = TieKey.TIE_POSITION if ties in ("stable", "expected") else TieKey.TIE_DECIMAL
+            return key, np.empty(0, dtype=np.uint8), np.empty(0, dtype=np.int64), label_order
+        return TieKey.TIE_BYTES, table.data, table.offsets, label_order
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """The join as the kernels take it (``_trec.judge``'s ``join``)."""
