@@ -87,14 +87,11 @@ cdef int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noe
 
 
 cdef int interner_reserve(Interner* t, int64_t expected) noexcept nogil:
-    """Room for ``expected`` strings without regrowing; -1 if out of memory."""
-    cdef void* grown
-    if expected > t.capacity:
-        grown = realloc(t.entries, expected * sizeof(Entry))
-        if grown == NULL:
-            return -1
-        t.entries = <Entry*>grown
-        t.capacity = expected
+    """Slots for ``expected`` strings without rehashing; -1 if out of memory.
+
+    Only the slots: rehashing is what growing costs, while the entries grow by doubling as
+    strings come (reserving them too would keep up to twice what an estimate overshoots).
+    """
     while 2 * <uint64_t>expected > t.mask + 1:
         if interner_grow_slots(t) < 0:
             return -1
@@ -111,7 +108,8 @@ cdef int64_t interner_add_owned(Interner* t, Arena* a, const uint8_t* p, int64_t
     if found >= 0:
         return found
     if a.size + n > a.capacity:
-        capacity = max(2 * a.capacity, a.size + n, <int64_t>4096)
+        # By half: an arena's unused end is memory the whole read keeps.
+        capacity = max(a.capacity + a.capacity // 2, a.size + n, <int64_t>4096)
         grown = realloc(a.data, capacity)
         if grown == NULL:
             return -1
