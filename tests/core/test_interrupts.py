@@ -266,7 +266,10 @@ def test_text_kernels_return_at_once_when_stopped():
     assert parser.tokenize(0, 1) and parser.error() is None and parser.prepare() == 2000
     assert parser.intern_docs(0, 64, _stopped()) is None
     assert _intern.intern(data, offsets, stop=_stopped()) is None
-    assert _intern.lookup(data, offsets, data, offsets, stop=_stopped()) is None
+    assert _intern.index(data, offsets, stop=_stopped()) is None
+    found = np.full(2, -7, dtype=np.int64)
+    _intern.index(data, offsets).find(data, offsets, found, 0, 2, _stopped())
+    assert found.tolist() == [-7, -7]
     assert _intern.byte_ranks(data, offsets, _stopped()) is None
     assert _intern.first_seen(np.array([0, 1]), np.array([0, 1]), 2, _stopped()) is None
     bad = np.frombuffer(b"\xff", dtype=np.uint8)
@@ -340,7 +343,7 @@ _KERNELS = {
 # Kernel modules that trec.io and _core.strings use through their module object: name -> kernels.
 _MODULE_KERNELS = {
     "_text": (_text, "rankwise.trec.io", ["invalid_utf8"]),
-    "_intern": (_intern, "rankwise._core.strings", ["intern", "lookup", "byte_ranks"]),
+    "_intern": (_intern, "rankwise._core.strings", ["intern", "index", "byte_ranks"]),
 }
 
 

@@ -13,8 +13,11 @@ import numpy as np
 import pytest
 
 import rankwise as rw
+from rankwise._core.strings import StringTable
 from rankwise.cli import main
 from rankwise.testing import trec as ref
+from rankwise.trec.evaluation import _Join
+from rankwise.trec.io import TrecColumns
 
 pd = pytest.importorskip("pandas")
 
@@ -555,3 +558,30 @@ def test_cli_errors(tmp_path, capsys):
     assert "missing.run" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["eval", qf, rf, "--ties", "random"])
+
+
+# ----------------------------------------------------------------- runs coded with the qrels' docnos first
+
+def _seeded_run(qrels: rw.Qrels, run: dict) -> rw.Run:
+    """``run`` with its docnos interned after the qrels' own, as a reader seeded with the qrels' table makes it."""
+    rows = [(q, d, v) for q, docs in run.items() for d, v in docs.items()]
+    queries, query_codes = StringTable.from_strings(q for q, _, _ in rows)
+    judged = qrels._columns.docs.to_numpy().tolist()
+    docs, codes = StringTable.from_strings(judged + [d for _, d, _ in rows])
+    scores = np.array([v for _, _, v in rows], dtype=np.float64)
+    return rw.Run(TrecColumns(queries, query_codes, docs, codes[len(judged):], scores))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_run_seeded_with_the_qrels_docnos_evaluates_as_the_plain_one(seed):
+    qrels_dict, run_dict = ref.random_case(random.Random(seed), n_queries=9, max_docs=20)
+    qrels, plain = rw.Qrels.from_dict(qrels_dict), rw.Run.from_dict(run_dict)
+    seeded = _seeded_run(qrels, run_dict)
+    assert _Join(qrels, seeded, False, 1).doc_map.shape == (0,)           # no lookup of the run's docnos
+    assert _Join(qrels, plain, False, 1).doc_map.shape[0] == len(plain._columns.docs)
+    for ties in ("trec", "optimistic", "pessimistic", "stable", "expected"):
+        measures = ["map", "ndcg", "P.5", "recip_rank"] if ties == "expected" else ["all_trec"]
+        for complete in (False, True):
+            a = rw.trec_eval(qrels, plain, measures, ties=ties, complete=complete)
+            b = rw.trec_eval(qrels, seeded, measures, ties=ties, complete=complete)
+            assert a.format(per_query=True) == b.format(per_query=True), (ties, complete)

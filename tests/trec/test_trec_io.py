@@ -418,6 +418,25 @@ def test_lookup_matches_dict():
     assert table.lookup(other).tolist() == expected
 
 
+def test_lookup_on_threads_matches_one_thread():
+    table, _ = StringTable.from_strings(random_strings(16, 3000))
+    other, _ = StringTable.from_strings(random_strings(17, 5000) + table.to_numpy().tolist()[::3])
+    one = table.lookup(other)
+    assert (one >= 0).sum() >= 1000
+    for threads in (2, 3, 64):
+        assert table.lookup(other, threads).tolist() == one.tolist()
+
+
+def test_starts_with_compares_codes_bytes_and_boundaries():
+    table, _ = StringTable.from_strings(["ab", "c", "é", "d"])
+    for prefix, expected in [([], True), (["ab"], True), (["ab", "c", "é", "d"], True), (["ab", "c", "é"], True),
+                             (["a", "bc"], False), (["c", "ab"], False), (["ab", "x"], False),
+                             (["ab", "c", "é", "d", "e"], False), (["abc"], False)]:
+        assert table.starts_with(StringTable.from_strings(prefix)[0]) is expected, prefix
+    empty = StringTable.from_strings([])[0]
+    assert empty.starts_with(empty) and not empty.starts_with(table)
+
+
 def test_byte_order_matches_sorted_bytes():
     for seed in (14, 15):
         table, _ = StringTable.from_strings(random_strings(seed, 1500))
@@ -457,8 +476,9 @@ def test_interning_is_exact_under_forced_hash_collisions():
         probe = list(reference) + [b"absent", b"a\x00\x00"]
         probe_offsets = np.zeros(len(probe) + 1, dtype=np.int64)
         probe_offsets[1:] = np.cumsum([len(p) for p in probe])
-        found = _intern.lookup(table_data, table_offsets, np.frombuffer(b"".join(probe), np.uint8),
-                             probe_offsets, mask)
+        found = np.empty(len(probe), dtype=np.int64)
+        _intern.index(table_data, table_offsets, mask).find(np.frombuffer(b"".join(probe), np.uint8),
+                                                            probe_offsets, found, 0, len(probe))
         assert found.tolist() == list(range(len(reference))) + [-1, -1]
 
 

@@ -7,14 +7,23 @@ def intern(
     hash_mask: int = ...,
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]] | None: ...
-def lookup(
+class StringIndex:
+    def find(
+        self,
+        other_data: npt.NDArray[np.uint8],
+        other_offsets: npt.NDArray[np.int64],
+        out: npt.NDArray[np.int64],
+        start: int,
+        end: int,
+        stop: npt.NDArray[np.uint8] | None = ...,
+    ) -> None: ...
+
+def index(
     data: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],
-    other_data: npt.NDArray[np.uint8],
-    other_offsets: npt.NDArray[np.int64],
     hash_mask: int = ...,
     stop: npt.NDArray[np.uint8] | None = ...,
-) -> npt.NDArray[np.int64] | None: ...
+) -> StringIndex | None: ...
 def byte_ranks(
     data: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],

@@ -255,33 +255,43 @@ def intern(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_ma
     return codes[:n], table_data, table_offsets
 
 
-def lookup(const uint8_t[::1] data, const int64_t[::1] offsets,
-           const uint8_t[::1] other_data, const int64_t[::1] other_offsets, uint64_t hash_mask=~0,
-           const uint8_t[::1] stop=None):
-    """For each string of the other table, its index in the first one, or -1 if absent.
-
-    A string held twice in the first table maps to its first index. ``hash_mask`` and
-    ``stop`` as in :func:`intern`.
-    """
-    cdef const uint8_t* flag = flag_of(stop)
-    cdef Py_ssize_t n = offsets.shape[0] - 1, m = other_offsets.shape[0] - 1
-    cdef int64_t ignored
+cdef class StringIndex:
+    """A table's strings in a hash table, for :meth:`find` to look other strings up in, from
+    any number of threads at once (made by :func:`index`)."""
     cdef Interner t
+    cdef object data            # the table's bytes, which the hash table points into
+
+    def __dealloc__(self):
+        interner_free(&self.t)
+
+    def find(self, const uint8_t[::1] other_data, const int64_t[::1] other_offsets, int64_t[::1] out,
+             Py_ssize_t start, Py_ssize_t end, const uint8_t[::1] stop=None):
+        """``out[j]`` for ``j`` in ``start:end``: the index in the table of the other table's
+        string j, or -1 if absent (a string held twice in the table: its first index).
+        Returns early once ``stop`` (the call's stop flag, ``_stop.pxd``) is set."""
+        cdef const uint8_t* flag = flag_of(stop)
+        if not 0 <= start <= end <= min(other_offsets.shape[0] - 1, out.shape[0]):
+            raise IndexError(f"rows {start}:{end} out of range")
+        if end > start:
+            with nogil:
+                find_spans(&self.t, pointer(other_data), &other_offsets[start], end - start, &out[start], flag)
+
+
+def index(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_mask=~0,
+          const uint8_t[::1] stop=None):
+    """The StringIndex of the table ``data[offsets[i]:offsets[i + 1]]``; ``hash_mask`` and
+    ``stop`` as in :func:`intern` (None once stopped)."""
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef Py_ssize_t n = offsets.shape[0] - 1
+    cdef int64_t ignored
     cdef int failed
-    codes = np.empty(max(m, 1), dtype=np.int64)
-    cdef int64_t[::1] out = codes
-    try:
-        with nogil:
-            failed = build(&t, pointer(data), &offsets[0], n, hash_mask, &ignored, 0, flag)
-            if failed == 0:
-                find_spans(&t, pointer(other_data), &other_offsets[0], m, &out[0], flag)
-        if failed:
-            raise MemoryError()
-        if was_stopped(flag):
-            return None
-    finally:
-        interner_free(&t)
-    return codes[:m]
+    cdef StringIndex found = StringIndex.__new__(StringIndex)
+    found.data = data
+    with nogil:
+        failed = build(&found.t, pointer(data), &offsets[0], n, hash_mask, &ignored, 0, flag)
+    if failed:
+        raise MemoryError()
+    return None if was_stopped(flag) else found
 
 
 # ---------------------------------------------------------------------------- byte order

@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 
 from . import _intern
-from .parallel import run_alone
+from .parallel import run_alone, run_over_range
 
 __all__ = ["StringTable"]
 
@@ -159,10 +159,35 @@ class StringTable:
                                 indices.shape[0])
         return cls._trusted(*_intern.take(entries.data, entries.offsets, used)), codes
 
-    def lookup(self, other: StringTable) -> np.ndarray:
-        """The int64 code in this table of each string of ``other``; -1 where absent."""
-        return run_alone(partial(_intern.lookup, self.data, self.offsets, other.data, other.offsets),
-                         len(self) + len(other))
+    def lookup(self, other: StringTable, n_threads: int = 1) -> np.ndarray:
+        """The int64 code in this table of each string of ``other``; -1 where absent.
+
+        The table is hashed once, and ``n_threads`` threads (an effective count, as
+        ``parallel.effective_n_threads`` gives) look ``other``'s strings up in it.
+        """
+        index = run_alone(partial(_intern.index, self.data, self.offsets), len(self))
+        out = np.empty(len(other), dtype=np.int64)
+        run_over_range(partial(index.find, other.data, other.offsets, out), len(other), n_threads, len(other))
+        return out
+
+    def starts_with(self, prefix: StringTable) -> bool:
+        """Whether this table's first ``len(prefix)`` strings are ``prefix``'s, code for code.
+
+        One comparison of ``prefix``'s bytes and offsets (no hashing): a table interned
+        with ``prefix``'s strings first starts with it.
+
+        Examples
+        --------
+        >>> table = StringTable.from_strings(["d1", "d2", "d3"])[0]
+        >>> table.starts_with(StringTable.from_strings(["d1", "d2"])[0])
+        True
+        >>> table.starts_with(StringTable.from_strings(["d2", "d1"])[0])
+        False
+        """
+        n, size = len(prefix), prefix.data.shape[0]
+        return (n <= len(self) and size <= self.data.shape[0]
+                and np.array_equal(self.offsets[:n + 1], prefix.offsets)
+                and np.array_equal(self.data[:size], prefix.data))
 
     def byte_order(self) -> np.ndarray:
         """int64 rank of each code with the strings sorted by their UTF-8 bytes, ascending.

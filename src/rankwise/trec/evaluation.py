@@ -848,10 +848,11 @@ class _Join:
 
     Evaluated query ``q`` is run rows ``run_start[q]:run_stop[q]`` (in the run side's
     grouped order) and qrels query ``qrels_query[q]``; documents meet as int64 keys:
-    ``run.docs`` (through ``doc_map`` for string ids) against ``qrels_keys``.
+    ``run.docs`` (through ``doc_map`` for string ids, unless the run's codes are the
+    qrels' own) against ``qrels_keys``. ``threads`` share the lookup of the run's docnos.
     """
 
-    def __init__(self, qrels: Qrels, run: Run, complete: bool):
+    def __init__(self, qrels: Qrels, run: Run, complete: bool, threads: int):
         self.qrels, self.run = qrels._side(), run._side()
         qs, rs = self.qrels, self.run
         run_to_qrels = _match(qs.queries, rs.queries)
@@ -866,18 +867,22 @@ class _Join:
             self.run_stop = np.concatenate([self.run_stop, zeros])
         self.lengths = self.run_stop - self.run_start
         self.cost = np.concatenate(([0], np.cumsum(self.lengths)))
-        self._documents()
+        self._documents(threads)
 
-    def _documents(self) -> None:
+    def _documents(self, threads: int) -> None:
         qs, rs = self.qrels, self.run
         self.doc_map = np.empty(0, dtype=np.int64)
         self.qrels_keys, self.qrels_indptr = qs.docs, qs.indptr
         self.qrels_rel = np.ascontiguousarray(qs.values)
         if rs.doc_table is not None and qs.doc_table is not None:
-            self.doc_map = np.ascontiguousarray(qs.doc_table.lookup(rs.doc_table), dtype=np.int64)
+            # A run read with the qrels' tables as its start (or whose first docnos happen to
+            # be the qrels', in their order) codes every judged document as the qrels do:
+            # its codes are the keys (the run's own docnos, later codes, match none).
+            if not rs.doc_table.starts_with(qs.doc_table):
+                self.doc_map = qs.doc_table.lookup(rs.doc_table, threads)
         elif rs.doc_table is not None:
             table, self.qrels_keys = StringTable.from_strings(map(str, qs.docs.tolist()))
-            self.doc_map = np.ascontiguousarray(table.lookup(rs.doc_table), dtype=np.int64)
+            self.doc_map = table.lookup(rs.doc_table, threads)
         elif qs.doc_table is not None:
             # Integer run ids can only match qrels docnos that are canonical decimal text.
             keys, usable = canonical_ints(qs.doc_table)
@@ -1210,7 +1215,7 @@ def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official
     threads = effective_n_threads(n_threads)
     specs = parse_trec_measures(measures)
     _check_expected(specs, ties, depth)
-    join = _Join(qrels, run, complete)
+    join = _Join(qrels, run, complete, threads)
     if not join.qrels_query.shape[0] or not run.n_queries:
         raise _nothing_to_evaluate(qrels.n_queries, run.n_queries)
     kernel_specs = _kernel_columns(specs)
