@@ -16,7 +16,7 @@ import rankwise as rw
 from rankwise._core.strings import StringTable
 from rankwise.cli import main
 from rankwise.testing import trec as ref
-from rankwise.trec.evaluation import _Join
+from rankwise.trec.evaluation import _SUMMARY_ONLY, _Join, _line
 from rankwise.trec.io import TrecColumns
 
 pd = pytest.importorskip("pandas")
@@ -510,6 +510,38 @@ def test_cli_csv(tmp_path, capsys):
     assert list(csv.reader(io.StringIO(capsys.readouterr().out)))[1][0] == "all"
 
 
+_ODD_QRELS = {"q\u00e9": {"d1": 1, "d2": 0}, "10": {"d1": 2, "d3": 1}, "9": {"d4": 1}, "1": {"d5": 0}}
+_ODD_RUN = {"q\u00e9": {"d1": 0.5, "d2": 0.7}, "10": {"d3": 1.0, "d9": 2.0}, "9": {"d4": 1.0}, "1": {"d5": 3.0}}
+
+
+@pytest.mark.parametrize("options", [["-m", "set_F.-2", "-m", "map", "-m", "num_ret", "-m", "iprec_at_recall.0"],
+                                     ["-m", "set_F.-2", "-m", "iprec_at_recall.0,0.5", "-M", "0"],
+                                     ["-m", "runid", "-m", "num_q"], ["-m", "all_trec", "-c"]])
+def test_per_query_outputs_are_laid_out_value_by_value(tmp_path, capsys, options):
+    # Each layout is made a column at a time: the same text as formatting each value on its own
+    # (trec_eval's lines, csv rows, json.dumps(indent=2)), with -inf, -nan, non-ASCII ids and
+    # no per-query measure at all.
+    qf, rf = _files(tmp_path, _ODD_QRELS, _ODD_RUN)
+    measures = [options[i + 1] for i in range(0, len(options), 2) if options[i] == "-m"]
+    depth = int(options[options.index("-M") + 1]) if "-M" in options else None
+    res = rw.trec_eval(rw.Qrels.read(qf), rw.Run.read(rf), measures, depth=depth, complete="-c" in options)
+    lines = [_line(spec, q, res._values[i, j]) for i, q in enumerate(res.query_ids)
+             for j, spec in enumerate(res._specs) if spec.root not in _SUMMARY_ONLY]
+    assert res.format(per_query=True, summary=False) == "\n".join(lines)
+    assert main(["eval", qf, rf, *options, "-q", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out)
+    assert out == json.dumps(report, indent=2) + "\n"
+    assert list(report["per_query"]) == [str(q) for q in res.query_ids]
+    for name in res.names:
+        assert [str(values[name]) for values in report["per_query"].values()] == [
+            str(v) if math.isfinite(v) else repr(v) for v in res[name].tolist()]
+    assert main(["eval", qf, rf, *options, "-q", "--format", "csv"]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[1:-1] == [[str(q), *(repr(float(res[name][i])) for name in res.names)]
+                          for i, q in enumerate(res.query_ids)]
+
+
 def _bundled(name):
     return resources.files("rankwise").joinpath("data", name).read_text(encoding="utf-8")
 
@@ -569,8 +601,7 @@ def _seeded_run(qrels: rw.Qrels, run: dict) -> rw.Run:
     judged = qrels._columns.docs.to_numpy().tolist()
     docs, codes = StringTable.from_strings(judged + [d for _, d, _ in rows])
     scores = np.array([v for _, _, v in rows], dtype=np.float64)
-    return rw.Run(TrecColumns(queries, query_codes, docs, codes[len(judged):], scores,
-                              np.arange(1, len(rows) + 1, dtype=np.int64), None))
+    return rw.Run(TrecColumns(queries, query_codes, docs, codes[len(judged):], scores))
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -8,7 +8,9 @@ import json
 import math
 import sys
 
-from ..trec import Qrels, Run, read_example, trec_eval
+import numpy as np
+
+from ..trec import Qrels, Run, TrecResults, read_example, trec_eval
 from ..trec.names import first_parameters, parse_trec_measures
 from ._common import _INT64_MAX, CliError, atol_type, check_measures, one_stdin, read_file
 
@@ -128,18 +130,34 @@ def report(args: argparse.Namespace) -> str:
     if args.output == "json":
         report = {"run": res.run_name, "num_q": len(res.query_ids),
                   "all": {name: _json_number(value) for name, value in res.mean().items()}}
-        if args.per_query:
-            report["per_query"] = {str(q): {name: _json_number(float(res[name][i])) for name in res.names}
-                                   for i, q in enumerate(res.query_ids)}
-        return json.dumps(report, indent=2, allow_nan=False)
+        text = json.dumps(report, indent=2, allow_nan=False)
+        # "per_query" comes last: its text goes before the closing brace.
+        return f'{text[:-2]},\n  "per_query": {_json_queries(res)}\n}}' if args.per_query else text
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["query_id", *res.names])
     if args.per_query:
-        for i, q in enumerate(res.query_ids):
-            writer.writerow([q, *(repr(float(res[name][i])) for name in res.names)])
+        columns = [[repr(value) for value in res[name].tolist()] for name in res.names]
+        writer.writerows(zip(np.asarray(res.query_ids).tolist(), *columns, strict=True))
     writer.writerow(["all", *res.mean().values()])
     return buffer.getvalue().rstrip("\n")
+
+
+def _json_queries(res: TrecResults) -> str:
+    """``{query: {measure: value}}`` as ``json.dumps(indent=2)`` lays it out one level down, made
+    a column at a time: the encoder's indenting walk (pure Python) would take longer than the
+    evaluation. Values as :func:`_json_number` has them."""
+    columns = []
+    for name in res.names:
+        key = f"      {json.dumps(name)}: "
+        columns.append([f"{key}{value!r}" if math.isfinite(value) else f'{key}"{value!r}"'
+                        for value in res[name].tolist()])
+    queries = [json.dumps(str(q)) for q in res.query_ids]
+    if not columns:
+        return "{\n" + ",\n".join(f"    {query}: {{}}" for query in queries) + "\n  }"
+    blocks = [f"    {query}: {{\n" + ",\n".join(row) + "\n    }"
+              for query, row in zip(queries, zip(*columns, strict=True), strict=True)]
+    return "{\n" + ",\n".join(blocks) + "\n  }"
 
 
 def _json_number(value: float) -> float | str:

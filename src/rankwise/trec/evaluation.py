@@ -292,12 +292,16 @@ class _Side:
         else:
             codes, n_queries = columns.query_codes, len(columns.queries)
             self.queries, docs, self.doc_table = columns.queries, columns.doc_codes, columns.docs
-            self.indptr = np.zeros(n_queries + 1, dtype=np.int64)
-            np.cumsum(np.bincount(codes, minlength=n_queries), out=self.indptr[1:])
-            # Codes number queries in first-seen order, so grouped rows never decrease, and
-            # group_by_query's order is the stable sort by code (a kernel: Ctrl-C is seen).
-            order = None if bool(np.all(codes[1:] >= codes[:-1])) else \
-                run_alone(partial(group_by_query, codes), codes.shape[0] // 2)[2]
+            # Codes number queries in first-seen order, so grouped rows never decrease: each
+            # query's rows start where a binary search finds them. Otherwise group_by_query's
+            # order is the stable sort by code (a kernel: Ctrl-C is seen).
+            order = None
+            if bool(np.all(codes[1:] >= codes[:-1])):
+                self.indptr = np.searchsorted(codes, np.arange(n_queries + 1)).astype(np.int64, copy=False)
+            else:
+                self.indptr = np.zeros(n_queries + 1, dtype=np.int64)
+                np.cumsum(np.bincount(codes, minlength=n_queries), out=self.indptr[1:])
+                order = run_alone(partial(group_by_query, codes), codes.shape[0] // 2)[2]
         self.docs = docs if order is None else docs[order]
         self.values = values if order is None else values[order]
 
@@ -759,12 +763,7 @@ class TrecResults(Results):
 
         ``summary=False`` leaves out the ``all`` lines (trec_eval's ``-n``).
         """
-        lines = []
-        if check_flag(per_query, "per_query"):
-            for q, query in enumerate(self.query_ids):
-                for j, spec in enumerate(self._specs):
-                    if spec.root not in _SUMMARY_ONLY:
-                        lines.append(_line(spec, query, self._values[q, j]))
+        lines = self._query_lines() if check_flag(per_query, "per_query") else []
         if not check_flag(summary, "summary"):
             return "\n".join(lines)
         for j, spec in enumerate(self._specs):
@@ -776,6 +775,14 @@ class TrecResults(Results):
                 lines.append(_line(spec, "all", self._summary(j)))
         return "\n".join(lines)
 
+    def _query_lines(self) -> list[str]:
+        """The per-query lines, query after query: each measure's column formatted at once."""
+        queries = [str(query) for query in np.asarray(self.query_ids).tolist()]
+        columns = [[f"{spec.name:<22}\t{query}\t{text}" for query, text in
+                    zip(queries, _texts(spec, self._values[:, j]), strict=True)]
+                   for j, spec in enumerate(self._specs) if spec.root not in _SUMMARY_ONLY]
+        return [line for row in zip(*columns, strict=True) for line in row]
+
     def _describe(self) -> str:
         return f"run {self.run_name!r}, {self._n_queries} queries, ties={self.ties!r}"
 
@@ -786,8 +793,24 @@ def _count(total: float) -> float:
 
 
 def _line(spec: TrecSpec, query: str, value: float) -> str:
-    value = _count(value) if spec.root in _COUNTS else value
-    return f"{spec.name:<22}\t{query}\t{value if isinstance(value, int) else _c_float(value)}"
+    return f"{spec.name:<22}\t{query}\t{_text(value, spec.root in _COUNTS)}"
+
+
+def _text(value: float, count: bool) -> str:
+    """A value as trec_eval prints it: a count that is whole as an integer, else C's "%6.4f"."""
+    value = _count(value) if count else value
+    return str(value) if isinstance(value, int) else _c_float(value)
+
+
+def _texts(spec: TrecSpec, column: np.ndarray) -> list[str]:
+    """:func:`_text` of each value of one measure's column."""
+    values = column.tolist()
+    if spec.root in _COUNTS:
+        return [_text(value, True) for value in values]
+    texts = [f"{value:6.4f}" for value in values]
+    for i in np.flatnonzero(np.isnan(column)).tolist():
+        texts[i] = _c_float(values[i])
+    return texts
 
 
 def _c_float(value: float) -> str:
