@@ -1,5 +1,6 @@
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 def intern(
     data: npt.NDArray[np.uint8],
@@ -7,6 +8,7 @@ def intern(
     hash_mask: int = ...,
     stop: npt.NDArray[np.uint8] | None = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]] | None: ...
+@disjoint_base
 class StringIndex:
     def find(
         self,

@@ -1,4 +1,5 @@
 """Python-visible string-table kernels: interning, lookup, byte order and dictionaries (``_intern.pxd``)."""
+cimport cython
 import numpy as np
 
 from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -253,6 +254,7 @@ def intern(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t hash_ma
     return codes[:n], table_data, table_offsets
 
 
+@cython.auto_pickle(False)
 cdef class StringIndex:
     """A table's strings in a hash table, for :meth:`find` to look other strings up in, from
     any number of threads at once (made by :func:`index`)."""
