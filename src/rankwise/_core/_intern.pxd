@@ -168,7 +168,7 @@ cdef void interner_free(Interner* t) noexcept nogil
 cdef int64_t interner_add(Interner* t, int64_t start, int64_t n, uint64_t h) noexcept nogil
 cdef int interner_reserve(Interner* t, int64_t expected) noexcept nogil
 cdef int64_t interner_add_owned(Interner* t, Arena* a, const uint8_t* p, int64_t n, uint64_t h) noexcept nogil
-cdef void prefetch_matches(const Interner* t, const Probe* probes, Py_ssize_t n) noexcept nogil
+cdef void prefetch_matches(const Interner* t, const uint64_t* hashes, Py_ssize_t n, Py_ssize_t stride) noexcept nogil
 cdef int add_batch(Interner* t, const Probe* probes, Py_ssize_t n, int64_t* codes,
                    Py_ssize_t stride) noexcept nogil
 cdef int intern_spans(Interner* t, const int64_t* offsets, Py_ssize_t n, int64_t* codes,

@@ -122,20 +122,21 @@ cdef int64_t interner_add_owned(Interner* t, Arena* a, const uint8_t* p, int64_t
     return interner_insert(t, found, a.size - n, n, h)
 
 
-cdef void prefetch_matches(const Interner* t, const Probe* probes, Py_ssize_t n) noexcept nogil:
+cdef void prefetch_matches(const Interner* t, const uint64_t* hashes, Py_ssize_t n, Py_ssize_t stride) noexcept nogil:
     # A big table answers each probe with up to three cache misses in a chain: the slot,
-    # the entry, the stored bytes. probe_init asked for the slots; asking for the next
+    # the entry, the stored bytes. The caller asked for the slots; asking for the next
     # links of a whole batch at a time lets the misses of many probes overlap. Only the
-    # first slot is followed: at most half full, the table rarely needs more.
+    # first slot is followed: at most half full, the table rarely needs more. The batch's
+    # hashes are ``hashes[i * stride]`` (a field of an array of records: Probe, Staged).
     cdef Py_ssize_t i
     cdef const Slot* s
     for i in range(n):
-        s = &t.slots[slot_of(t, probes[i].hash)]
-        if s.code >= 0 and s.tag == <uint32_t>probes[i].hash:
+        s = &t.slots[slot_of(t, hashes[i * stride])]
+        if s.code >= 0 and s.tag == <uint32_t>hashes[i * stride]:
             prefetch(&t.entries[s.code])
     for i in range(n):
-        s = &t.slots[slot_of(t, probes[i].hash)]
-        if s.code >= 0 and s.tag == <uint32_t>probes[i].hash:
+        s = &t.slots[slot_of(t, hashes[i * stride])]
+        if s.code >= 0 and s.tag == <uint32_t>hashes[i * stride]:
             prefetch(t.base + t.entries[s.code].start)
 
 
@@ -144,7 +145,7 @@ cdef int add_batch(Interner* t, const Probe* probes, Py_ssize_t n, int64_t* code
     """Intern probes whose bytes lie in ``t.base``; code i goes to ``codes[i * stride]``."""
     cdef Py_ssize_t i
     cdef int64_t code
-    prefetch_matches(t, probes, n)
+    prefetch_matches(t, &probes[0].hash, n, sizeof(Probe) // sizeof(uint64_t))
     for i in range(n):
         code = interner_add(t, probes[i].start, probes[i].length, probes[i].hash)
         if code < 0:
@@ -219,7 +220,7 @@ cdef void find_spans(const Interner* t, const uint8_t* other, const int64_t* off
         stop = min(i + BATCH, m)
         for j in range(i, stop):
             probe_init(t, &probes[j - i], other, offsets[j], offsets[j + 1] - offsets[j])
-        prefetch_matches(t, probes, stop - i)
+        prefetch_matches(t, &probes[0].hash, stop - i, sizeof(Probe) // sizeof(uint64_t))
         for j in range(i, stop):
             found = interner_find(t, other + probes[j - i].start, probes[j - i].length, probes[j - i].hash)
             out[j] = found if found >= 0 else -1

@@ -21,9 +21,9 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free
 
 from rankwise._core._enums cimport NOT_FINITE, NOT_NUMBER, TOO_FEW, TOO_MANY
-from rankwise._core._intern cimport (BATCH, MIN_SLOTS, Arena, Interner, Slot, Spans, hash_bytes,
-                                     interner_add_owned, interner_free, interner_hash, interner_init,
-                                     interner_reserve, pointer, prefetch, same_bytes, slot_of)
+from rankwise._core._intern cimport (BATCH, MIN_SLOTS, Arena, Interner, Spans, hash_bytes, interner_add_owned,
+                                     interner_free, interner_hash, interner_init, interner_reserve, pointer,
+                                     prefetch, prefetch_matches, same_bytes, slot_of)
 from rankwise._core._stop cimport POLL_MASK, flag_of, stopped, was_stopped
 
 
@@ -294,27 +294,23 @@ cdef inline int column_push(Column* c, int64_t value) noexcept nogil:
 
 cdef int piece_reserve(Piece* pc, int64_t rows) noexcept nogil:
     # Room for ``rows`` rows (grown as the piece's lines need: data, not a user's number).
-    cdef void* p
     if rows <= pc.capacity:
         return 0
     rows = max(rows, 2 * pc.capacity)
-    p = realloc(pc.values, rows * sizeof(double))
-    if p == NULL:
+    if (grow(<void**>&pc.values, rows, sizeof(double)) < 0 or grow(<void**>&pc.doc_start, rows, sizeof(int64_t)) < 0
+            or grow(<void**>&pc.doc_length, rows, sizeof(int64_t)) < 0
+            or grow(<void**>&pc.doc_hash, rows, sizeof(uint64_t)) < 0):
         return -1
-    pc.values = <double*>p
-    p = realloc(pc.doc_start, rows * sizeof(int64_t))
-    if p == NULL:
-        return -1
-    pc.doc_start = <int64_t*>p
-    p = realloc(pc.doc_length, rows * sizeof(int64_t))
-    if p == NULL:
-        return -1
-    pc.doc_length = <int64_t*>p
-    p = realloc(pc.doc_hash, rows * sizeof(uint64_t))
-    if p == NULL:
-        return -1
-    pc.doc_hash = <uint64_t*>p
     pc.capacity = rows
+    return 0
+
+
+cdef inline int grow(void** array, int64_t n, size_t size) noexcept nogil:
+    # realloc into place: -1, the array untouched, if out of memory.
+    cdef void* p = realloc(array[0], n * size)
+    if p == NULL:
+        return -1
+    array[0] = p
     return 0
 
 
@@ -535,17 +531,9 @@ cdef int intern_batch(Interner* t, Arena* a, int p, const Staged* items, int64_t
     misses of many docnos overlap.
     """
     cdef int64_t i, code
-    cdef const Slot* slot
     for i in range(n):
         prefetch(&t.slots[slot_of(t, items[i].hash)])
-    for i in range(n):
-        slot = &t.slots[slot_of(t, items[i].hash)]
-        if slot.code >= 0 and slot.tag == <uint32_t>items[i].hash:
-            prefetch(&t.entries[slot.code])
-    for i in range(n):
-        slot = &t.slots[slot_of(t, items[i].hash)]
-        if slot.code >= 0 and slot.tag == <uint32_t>items[i].hash:
-            prefetch(t.base + t.entries[slot.code].start)
+    prefetch_matches(t, &items[0].hash, n, sizeof(Staged) // sizeof(uint64_t))
     for i in range(n):
         code = interner_add_owned(t, a, data + items[i].start, items[i].length, items[i].hash)
         if code < 0:
