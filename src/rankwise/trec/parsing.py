@@ -58,7 +58,6 @@ class Parsed:
 
     tables: tuple[np.ndarray, ...] | None
     run_name: bytes
-    lines: int
     empty: bool
     error: ValueError | None = None
 
@@ -260,8 +259,8 @@ def _feed_all(blocks: _Blocks, text: Text) -> int:
 def _finished(blocks: _Blocks, text: Text) -> Parsed:
     if blocks.error is not None:
         _drain(text)
-        return Parsed(None, b"", blocks.lines, blocks.empty, blocks.error)
-    return Parsed(blocks.parser.finish(), blocks.run_name, blocks.lines, blocks.empty)
+        return Parsed(None, b"", blocks.empty, blocks.error)
+    return Parsed(blocks.parser.finish(), blocks.run_name, blocks.empty)
 
 
 def _drain(text: Text) -> None:
