@@ -22,8 +22,8 @@ from cpython.mem cimport PyMem_Free
 
 from rankwise._core._enums cimport NOT_FINITE, NOT_NUMBER, TOO_FEW, TOO_MANY
 from rankwise._core._intern cimport (BATCH, MIN_SLOTS, Arena, Interner, Spans, hash_bytes, interner_add_owned,
-                                     interner_free, interner_hash, interner_init, interner_reserve, pointer,
-                                     prefetch, prefetch_matches, same_bytes, slot_of)
+                                     interner_free, interner_hash, interner_init, interner_reserve, interner_table,
+                                     pointer, prefetch, prefetch_matches, same_bytes, slot_of)
 from rankwise._core._stop cimport POLL_MASK, flag_of, stopped, was_stopped
 
 
@@ -576,21 +576,6 @@ cdef int commit_piece(const Piece* pc, const uint8_t* buf, Interner* queries, Ar
     return 0
 
 
-cdef tuple owned_table(const Interner* t, const Arena* a):
-    # The strings of a table whose base is its arena: the arena is its data, in code order.
-    data = np.empty(a.size, dtype=np.uint8)
-    offsets = np.empty(t.size + 1, dtype=np.int64)
-    cdef uint8_t[::1] d = data
-    cdef int64_t[::1] o = offsets
-    cdef int64_t c
-    if a.size > 0:
-        memcpy(&d[0], a.data, a.size)
-    for c in range(t.size):
-        o[c] = t.entries[c].start
-    o[t.size] = a.size
-    return data, offsets
-
-
 @cython.auto_pickle(False)
 cdef class Parser:
     """Parses a qrels (``run=False``) or run file given block by block; see the module doc.
@@ -791,7 +776,7 @@ cdef class Parser:
         doc_offsets = np.empty(strings + 1, dtype=np.int64)
         self.join_tables(doc_data, doc_offsets, base)
         renumber(self.doc_codes[:self.rows], base)
-        query_data, query_offsets = owned_table(&self.queries, &self.query_bytes)
+        query_data, query_offsets = interner_table(&self.queries)
         skips = np.empty(self.skips.size, dtype=np.int64)
         if self.skips.size > 0:
             skips[:] = <int64_t[:self.skips.size]>self.skips.data
