@@ -146,3 +146,15 @@ def test_trec_ties_order_by_doc_id_descending_bytewise():
     # 1-D doc ids broadcast over the rows of 2-D scores.
     assert rw.reciprocal_rank([[1, 0, 0], [0, 0, 1]], [[0.5] * 3] * 2, ties="trec",
                               doc_ids=["b", "c", "a"], per_query=True).tolist() == [0.5, 1 / 3]
+
+
+def test_trec_ties_with_interleaved_qid_rows():
+    # Rows of two queries interleaved: each query's ids are searched for duplicates on their
+    # own, so one id in both queries is no duplicate, and the tie order is that of grouped rows.
+    qid, docs = [1, 2, 1, 2], ["a", "a", "b", "b"]
+    res = rw.evaluate([1, 0, 0, 1], [0.5] * 4, ["MRR"], qid=qid, doc_ids=docs, ties="trec")
+    grouped = rw.evaluate([1, 0, 0, 1], [0.5] * 4, ["MRR"], qid=[1, 1, 2, 2], doc_ids=["a", "b", "a", "b"],
+                          ties="trec")
+    assert res["MRR"].tolist() == grouped["MRR"].tolist() == [0.5, 1.0]
+    with pytest.raises(ValueError, match="doc_ids has document 'a' twice for query 0"):
+        rw.evaluate([1, 0, 0, 1], [0.5] * 4, ["MRR"], qid=qid, doc_ids=["a", "a", "a", "b"], ties="trec")
