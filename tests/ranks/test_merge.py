@@ -32,23 +32,13 @@ def blocks(rng, n):
     return list(zip(edges[:-1], edges[1:], strict=True))
 
 
-def merged_in_random_order(rng, parts):
-    """Merge pairs picked at random until one is left: every tree shape and order."""
-    parts = list(parts)
-    while len(parts) > 1:
-        i, j = rng.choice(len(parts), size=2, replace=False)
-        merged = parts[i].merge(parts[j])
-        parts = [p for k, p in enumerate(parts) if k not in (i, j)] + [merged]
-    return parts[0]
-
-
 def tied_scores(rng, shape, dtype=np.float64):
     return rng.integers(-3, 4, size=shape).astype(dtype) / 2
 
 
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_merged_ranks_equal_one_pass(seed, dtype):
+def test_merged_ranks_equal_one_pass(seed, dtype, merged_in_random_order):
     rng = np.random.default_rng(seed)
     n_queries, n = rng.integers(1, 30), rng.integers(1, 60)
     neg = tied_scores(rng, (n_queries, n), dtype)
@@ -61,7 +51,7 @@ def test_merged_ranks_equal_one_pass(seed, dtype):
 
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("nan", ["raise", "ignore", "last"])
-def test_merged_builders_with_true_index_equal_one_pass(seed, nan):
+def test_merged_builders_with_true_index_equal_one_pass(seed, nan, merged_in_random_order):
     rng = np.random.default_rng(seed)
     n_queries, n = rng.integers(1, 30), rng.integers(1, 60)
     scores = tied_scores(rng, (n_queries, n))
@@ -83,7 +73,7 @@ def test_merged_builders_with_true_index_equal_one_pass(seed, nan):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_merged_ragged_builders_and_ranks_equal_one_pass(seed):
+def test_merged_ragged_builders_and_ranks_equal_one_pass(seed, merged_in_random_order):
     rng = np.random.default_rng(seed)
     n_queries = rng.integers(1, 20)
     widths = [rng.integers(0, 8, size=n_queries) for _ in range(rng.integers(1, 6))]

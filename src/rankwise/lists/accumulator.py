@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core._enums import Metric
+from .._core.exact import ExactSum
 from .._core.names import metric_names
 from .._core.results import Results
 from .._core.validation import check_max_grade
@@ -302,8 +303,15 @@ class Accumulator:
         return make_results(self._names, values, self._columns, ids, o.ties, o.gain, n_relevant)
 
     def mean(self) -> dict[str, float]:
-        """``result().mean()``: the exactly rounded mean of every metric, in the order asked."""
-        return self.result().mean()
+        """``result().mean()``: the exactly rounded mean of every metric, in the order asked.
+
+        Exact sums do not depend on the order of the queries, so the runs held are summed
+        as they are, unsorted.
+        """
+        sums = ExactSum(len(self._names))
+        for run in self._runs:
+            sums.add(run.values[:, self._columns])
+        return dict(zip(self._names, sums.means(), strict=True))
 
     def _check_gains(self, max_label: float, n_labels: int) -> None:
         for gain in self._gains:
