@@ -101,8 +101,8 @@ def _partitioned(frame: Any, name: str) -> bool:
     if name not in frame.columns:
         return bool(frame.known_divisions)
     # What Dask knows of its own shuffles (dask-expr); other frames are shuffled again.
-    shuffled: set[Any] = getattr(getattr(frame, "expr", None), "unique_partition_mapping_columns_from_shuffle",
-                                 set())
+    expr = getattr(frame, "expr", None)
+    shuffled: set[Any] = getattr(expr, "unique_partition_mapping_columns_from_shuffle", set())
     return name in shuffled or (name,) in shuffled
 
 

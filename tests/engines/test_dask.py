@@ -3,8 +3,10 @@
 Every check compares with ``rw.evaluate`` (or ``rw.trec_eval``) on the columns of
 ``ddf.compute()`` with ``==``, never approximately: per-query values, query ids, means.
 """
-import pickle
+import subprocess
+import sys
 
+import dask
 import numpy as np
 import pytest
 
@@ -71,9 +73,9 @@ def evaluate(ddf, metrics=METRICS, qid="qid", **options):
     return rwd.evaluate(ddf, metrics, qid=qid, y_true="label", y_score="score", doc_ids="doc", **options)
 
 
-def check(ddf, frame, metrics=METRICS, qid="qid", **options):
+def check(ddf, frame, metrics=METRICS, qid="qid", npartitions=None, **options):
     """evaluate on ``ddf``: compute(), mean() and per_query all equal one machine's."""
-    res = evaluate(ddf, metrics, qid, **options)
+    res = evaluate(ddf, metrics, qid, npartitions=npartitions, **options)
     expected = reference(frame, metrics, qid, **options)
     assert_same(res.compute(), expected)
     assert_means(res.mean(), expected.mean())
@@ -85,3 +87,216 @@ def check(ddf, frame, metrics=METRICS, qid="qid", **options):
     for name in expected.names:
         assert np.array_equal(per_query[name].to_numpy(), expected[name], equal_nan=True), name
     return res
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return make_frame()
+
+
+@pytest.mark.parametrize("npartitions", [1, 2, 7, 64])
+def test_partitions(client, frame, npartitions):
+    check(dd.from_pandas(frame, npartitions=npartitions, sort=False), frame)
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_every_tie_policy(client, frame, ties):
+    check(dd.from_pandas(frame, npartitions=3, sort=False), frame, ties=ties, npartitions=4)
+
+
+def test_string_ids_float32_scores(client):
+    frame = make_frame(seed=1, string_ids=True, float32=True)
+    for ties in ("stable", "expected"):
+        check(dd.from_pandas(frame, npartitions=5, sort=False), frame, ties=ties)
+
+
+def test_query_split_across_partitions_and_empty_partitions(client):
+    frame = make_frame(seed=2, skewed=False).sort_values("qid", kind="stable").reset_index(drop=True)
+    # Cut inside queries, with empty pieces between; more partitions after the shuffle than queries.
+    cuts = [0, 0, 7, 7, 7, 300, 301, len(frame), len(frame)]
+    pieces = [frame.iloc[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    ddf = dd.from_map(lambda piece: piece, pieces, meta=frame.iloc[:0], enforce_metadata=False)
+    check(ddf, frame, ties="stable", npartitions=64)
+    check(ddf, frame, empty="skip")
+
+
+def test_already_partitioned_by_the_index_is_not_shuffled(client, frame):
+    indexed = frame.set_index("qid").sort_index(kind="stable")
+    ddf = dd.from_pandas(indexed, npartitions=6, sort=True)
+    assert ddf.known_divisions
+    res = check(ddf, indexed, ties="stable")
+    assert not [e for e in res.per_query.optimize().expr.walk() if "Shuffle" in type(e).__name__]
+    assert res.per_query.known_divisions and res.per_query.divisions == ddf.divisions
+    check(ddf, indexed, npartitions=3)
+
+
+def test_index_without_divisions_is_shuffled(client, frame):
+    indexed = frame.set_index("qid")  # rows out of order: divisions unknown
+    ddf = dd.from_pandas(indexed, npartitions=4, sort=False)
+    res = check(ddf, indexed, ties="stable")
+    assert [e for e in res.per_query.optimize().expr.walk() if "Shuffle" in type(e).__name__]
+
+
+def test_err_without_max_grade_takes_the_largest_label(client, frame):
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    check(ddf, frame, ["ERR", "ERR@5", "RBP(p=0.5,graded=True)", "nDCG"])
+    check(ddf, frame, ["ERR"], max_grade=7)
+
+
+def test_stable_ties_survive_a_shuffle_that_reorders_rows(client, frame):
+    ddf = dd.from_pandas(frame, npartitions=5, sort=False)
+    # Dask's disk shuffle appends pieces as tasks finish: rows of a query often come out of order.
+    with dask.config.set({"dataframe.shuffle.method": "disk"}):
+        check(ddf, frame, ties="stable", npartitions=3)
+    # Whatever a shuffle does to the rows, the numbers they were given restore their order.
+    res = evaluate(ddf, ties="stable")
+    res._grouped = res._grouped.map_partitions(lambda part: part.iloc[::-1], meta=res._grouped._meta)
+    assert_same(res.compute(), reference(frame, ties="stable"))
+
+
+def error_of(call):
+    with pytest.raises(Exception) as info:
+        call()
+    return type(info.value), str(info.value)
+
+
+def explode(part):
+    raise AssertionError("a task ran")
+
+
+@pytest.fixture(scope="module")
+def poisoned(frame):
+    """A frame whose every task fails: errors raised before any task only."""
+    ddf = dd.from_pandas(frame.assign(text=frame["doc"]), npartitions=3, sort=False)
+    return ddf.map_partitions(explode, meta=ddf._meta)
+
+
+@pytest.mark.parametrize("case", [
+    dict(metrics=["MAP", "nDCG@x"]),
+    dict(ties="random"),
+    dict(ties="trec", doc_ids=None),
+    dict(empty="never"),
+    dict(y_score="text"),
+    dict(y_true="text"),
+    dict(metrics=["ERR"], max_grade=-1),
+])
+def test_errors_before_any_task_are_evaluates(frame, poisoned, case):
+    case = {"metrics": METRICS, "y_true": "label", "y_score": "score", "doc_ids": "doc", **case}
+    columns = {"y_true": frame.get(case["y_true"], frame["doc"]).to_numpy(),
+               "y_score": frame.get(case["y_score"], frame["doc"]).to_numpy()}
+    doc_ids = None if case["doc_ids"] is None else frame["doc"].to_numpy()
+    options = {k: v for k, v in case.items() if k not in ("metrics", "y_true", "y_score", "doc_ids")}
+    expected = error_of(lambda: rw.evaluate(columns["y_true"], columns["y_score"], case["metrics"],
+                                            qid=frame["qid"].to_numpy(), doc_ids=doc_ids, **options))
+    assert error_of(lambda: rwd.evaluate(poisoned, case["metrics"], qid="qid", y_true=case["y_true"],
+                                         y_score=case["y_score"], doc_ids=case["doc_ids"], **options)) == expected
+
+
+def test_schema_errors_before_any_task(poisoned):
+    kind, message = error_of(lambda: rwd.evaluate(poisoned, ["MAP"], qid="query", y_true="label", y_score="score"))
+    assert kind is ValueError and "qid='query'" in message and "'label'" in message
+    with pytest.raises(TypeError, match="dask.dataframe.DataFrame"):
+        rwd.evaluate(pd.DataFrame({"q": [1]}), ["MAP"], qid="q", y_true="q", y_score="q")
+    with pytest.raises(TypeError, match="y_score must be a column name"):
+        rwd.evaluate(poisoned, ["MAP"], qid="qid", y_true="label", y_score=3)
+    with pytest.raises(ValueError, match="npartitions"):
+        rwd.evaluate(poisoned, ["MAP"], qid="qid", y_true="label", y_score="score", npartitions=0)
+
+
+@pytest.mark.parametrize("column, value", [("score", np.nan), ("label", -1), ("label", np.inf)])
+def test_data_errors_are_evaluates(client, column, value):
+    frame = make_frame(seed=3)
+    frame["label"] = frame["label"].astype(np.float64)
+    frame.loc[[500, 700], column] = value  # the first in the second of four partitions
+    expected = error_of(lambda: reference(frame))
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    assert error_of(lambda: evaluate(ddf).mean()) == expected
+    assert error_of(lambda: evaluate(ddf).compute()) == expected
+    assert error_of(lambda: evaluate(ddf).per_query.compute())[0] is expected[0]
+    assert "position 500" in expected[1]
+
+
+def test_empty_error_is_evaluates(client, frame):
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    expected = error_of(lambda: reference(frame, empty="error"))
+    assert error_of(lambda: evaluate(ddf, empty="error").mean()) == expected
+    check(ddf, frame, empty="skip")
+
+
+@pytest.fixture(scope="module")
+def example():
+    """The bundled qrels and run as pandas frames, rows shuffled."""
+    rng = np.random.default_rng(5)
+    qrels = rw.Qrels.read(data_path("example.qrels")).to_pandas()
+    run = rw.Run.read(data_path("example.run")).to_pandas()
+    return (qrels.iloc[rng.permutation(len(qrels))].reset_index(drop=True),
+            run.iloc[rng.permutation(len(run))].reset_index(drop=True))
+
+
+def assert_same_trec(got, expected):
+    assert got.names == expected.names and got.run_name == expected.run_name
+    np.testing.assert_array_equal(np.asarray(got.query_ids), np.asarray(expected.query_ids), strict=True)
+    for name in expected.names:
+        assert np.array_equal(got[name], expected[name], equal_nan=True), name
+    assert got.mean() == expected.mean()
+    assert got.format(per_query=True) == expected.format(per_query=True)
+
+
+@pytest.mark.parametrize("options", [{}, {"complete": True}, {"ties": "stable", "depth": 5},
+                                     {"ties": "expected", "relevance_level": 2}])
+def test_trec_eval_equals_trec_eval(client, example, options):
+    qrels, run = example
+    measures = ["official", "ndcg_cut.10", "P.5"] if options.get("ties") != "expected" else ["map", "P.5", "ndcg"]
+    expected = rw.trec_eval(rw.Qrels.from_pandas(qrels), rw.Run.from_pandas(run), measures, **options)
+    res = rwd.trec_eval(dd.from_pandas(qrels, npartitions=3, sort=False), dd.from_pandas(run, npartitions=4, sort=False),
+                        measures, npartitions=5, **options)
+    assert_same_trec(res.compute(), expected)
+    assert res.mean() == expected.mean()
+    per_query = res.per_query.compute().set_index("query_id").loc[list(expected.query_ids)]
+    for name in expected.names:
+        assert np.array_equal(per_query[name].to_numpy(), expected[name], equal_nan=True), name
+
+
+def test_trec_eval_integer_query_ids_against_strings(client, example):
+    qrels, run = example
+    qrels = qrels.assign(query_id=qrels["query_id"].astype(np.int64))
+    expected = rw.trec_eval(rw.Qrels.from_pandas(qrels), rw.Run.from_pandas(run), ["map", "num_ret"], complete=True)
+    res = rwd.trec_eval(dd.from_pandas(qrels, npartitions=2), dd.from_pandas(run, npartitions=3), ["map", "num_ret"],
+                        complete=True)
+    assert_same_trec(res.compute(), expected)
+    assert res.per_query.compute()["query_id"].dtype == np.int64
+
+
+def test_trec_eval_errors(client, example, poisoned):
+    qrels, run = example
+    one_query = run[run["query_id"] == run["query_id"].iloc[0]].assign(query_id="nothing")
+    expected = error_of(lambda: rw.trec_eval(rw.Qrels.from_pandas(qrels), rw.Run.from_pandas(one_query), ["map"]))
+    got = error_of(lambda: rwd.trec_eval(dd.from_pandas(qrels, npartitions=2), dd.from_pandas(one_query, npartitions=2),
+                                         ["map"]).compute())
+    assert got == expected
+    ddf = dd.from_pandas(qrels, npartitions=2)
+    with pytest.raises(ValueError, match="unknown"):
+        rwd.trec_eval(ddf, poisoned, ["mapp"])
+    with pytest.raises(ValueError, match="score='score' is not a column of run"):
+        rwd.trec_eval(ddf, ddf, ["map"])
+
+
+def test_compare_two_dask_results(client, frame):
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    other = frame.assign(score=frame["score"] + np.random.default_rng(9).normal(size=len(frame)))
+    a = evaluate(ddf, ["nDCG@10"])
+    b = evaluate(dd.from_pandas(other, npartitions=3, sort=False), ["nDCG@10"])
+    expected = rw.compare(reference(frame, ["nDCG@10"]), reference(other, ["nDCG@10"]), seed=1, n_resamples=500)
+    got = rw.compare(a, b, seed=1, n_resamples=500)
+    assert got.pvalue == expected.pvalue and got.statistic == expected.statistic
+
+
+def test_without_dask_the_error_names_the_extra():
+    code = "import sys; sys.modules['dask'] = None; import rankwise.dask"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode != 0 and 'pip install "rankwise[dask]"' in done.stderr
+
+
+def test_results_repr(client, frame):
+    res = evaluate(dd.from_pandas(frame, npartitions=2), ["MAP"])
+    assert repr(res).startswith("DaskResults(MAP; 2 partitions")
