@@ -41,7 +41,7 @@ from ._engines import (
     trec_outcome,
     trec_partition,
 )
-from .trec import TrecResults
+from .trec import Qrels, Run, TrecResults
 
 __all__ = ["DaskResults", "DaskTrecResults", "evaluate", "trec_eval"]
 
@@ -61,11 +61,10 @@ def _check_frame(frame: object, name: str) -> Any:
     return frame
 
 
-def _check_npartitions(npartitions: object) -> int | None:
+def _check_npartitions(npartitions: object) -> None:
     if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(npartitions, int)
                                     or npartitions < 1):
         raise ValueError(f"npartitions must be None or an integer >= 1, got {npartitions!r}")
-    return npartitions
 
 
 def _values(part: Any, name: str) -> np.ndarray:
@@ -117,21 +116,24 @@ def _with_row_order(frame: Any) -> Any:
     return frame.map_partitions(_number_rows, meta=meta)
 
 
-def _by_query(frame: Any, name: str, npartitions: int | None, keep_order: bool, on: str | None = None) -> Any:
-    """``frame`` with every row of a query in one partition: shuffled on ``on`` (default
-    ``name``, the query column or index) unless it already is, with the row-order column
-    when ``keep_order``."""
-    if _partitioned(frame, name) and on is None:
+def _by_query(frame: Any, name: str, npartitions: int | None, keep_order: bool) -> Any:
+    """``frame`` with every row of a query (column or index ``name``) in one partition:
+    as it is when it already is, else shuffled."""
+    if _partitioned(frame, name):
         if npartitions is None or npartitions == frame.npartitions:
             return frame
         if name not in frame.columns:
             return frame.repartition(npartitions=npartitions)  # known divisions stay whole
+    return _shuffled(frame, name, npartitions or frame.npartitions, keep_order)
+
+
+def _shuffled(frame: Any, on: str, npartitions: int, keep_order: bool) -> Any:
+    """``frame`` shuffled on column or index ``on``, with the row-order column if ``keep_order``."""
     if keep_order:
         frame = _with_row_order(frame)
-    count = npartitions or frame.npartitions
-    if on is None and name not in frame.columns:
-        return frame.shuffle(on_index=True, npartitions=count)
-    return frame.shuffle(on=on or name, npartitions=count)
+    if on in frame.columns:
+        return frame.shuffle(on=on, npartitions=npartitions)
+    return frame.shuffle(on_index=True, npartitions=npartitions)
 
 
 def _order(part: Any) -> np.ndarray | None:
@@ -247,6 +249,7 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
     {'q': [1, 2], 'MRR': [1.0, 0.5], 'P@1': [1.0, 0.0]}
     """
     _check_frame(ddf, "ddf")
+    _check_npartitions(npartitions)
     job = evaluate_job(metrics, qid=qid, y_true=y_true, y_score=y_score, doc_ids=doc_ids, ties=ties,
                        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan)
     _check_columns(ddf, job.columns, "ddf")
@@ -254,7 +257,7 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
     if job.needs_max_grade:
         largest = _series(ddf, y_true).max().compute()
         job = job.with_max_grade(np.nan if pd.isna(largest) else float(largest))
-    return DaskResults(ddf, job, _check_npartitions(npartitions))
+    return DaskResults(ddf, job, npartitions)
 
 
 class DaskResults:
@@ -355,15 +358,14 @@ def _trec_by_query(qrels: Any, run: Any, query: str, npartitions: int | None,
     if (same and query not in qrels.columns and query not in run.columns and qrels.known_divisions
             and qrels.divisions == run.divisions):
         return qrels, run
-    count = npartitions or max(qrels.npartitions, run.npartitions)
-    on = None
+    on = query
     if _numeric_ids(qrels, query) != _numeric_ids(run, query):
         # Hashes of an integer and of its decimal text differ: both shuffle on the text.
         qrels, run = (frame.map_partitions(_with_key, query, meta=_with_key(frame._meta, query))
                       for frame in (qrels, run))
         on = _KEY
-    return (_by_query(qrels, query, count, False, on=on or query),
-            _by_query(run, query, count, stable, on=on or query))
+    count = npartitions or max(qrels.npartitions, run.npartitions)
+    return _shuffled(qrels, on, count, False), _shuffled(run, on, count, stable)
 
 
 def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",), *,
@@ -413,13 +415,15 @@ def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",
     """
     _check_frame(qrels, "qrels")
     _check_frame(run, "run")
+    _check_npartitions(npartitions)
     job = trec_job(measures, query=query, doc=doc, relevance=relevance, score=score, name=name,
                    complete=complete, relevance_level=relevance_level, depth=depth, ties=ties)
     _check_columns(qrels, (("query", query), ("doc", doc), ("relevance", relevance)), "qrels")
     _check_columns(run, (("query", query), ("doc", doc), ("score", score)), "run")
-    trec_partition(job, pa.table(_probe(qrels._meta, [query, doc, relevance])),
-                   pa.table(_probe(run._meta, [query, doc, score])))
-    return DaskTrecResults(qrels, run, job, _check_npartitions(npartitions))
+    # The dtypes' errors, as Qrels.from_pandas and Run.from_pandas word them for the computed frames.
+    Qrels.from_pandas(pd.DataFrame(_probe(qrels._meta, [query, doc, relevance])), query, doc, relevance)
+    Run.from_pandas(pd.DataFrame(_probe(run._meta, [query, doc, score])), query, doc, score)
+    return DaskTrecResults(qrels, run, job, npartitions)
 
 
 class DaskTrecResults:

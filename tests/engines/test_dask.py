@@ -279,6 +279,29 @@ def test_trec_eval_errors(client, example, poisoned):
         rwd.trec_eval(ddf, poisoned, ["mapp"])
     with pytest.raises(ValueError, match="score='score' is not a column of run"):
         rwd.trec_eval(ddf, ddf, ["map"])
+    text = run.assign(score=run["score"].astype(str))
+    expected = error_of(lambda: rw.Run.from_pandas(text))
+    text = dd.from_pandas(text, npartitions=2).map_partitions(explode, meta=text.iloc[:0])
+    assert error_of(lambda: rwd.trec_eval(ddf, text, ["map"])) == expected
+
+
+def test_trec_eval_query_ids_in_the_index(client, example):
+    qrels, run = example
+    expected = rw.trec_eval(rw.Qrels.from_pandas(qrels), rw.Run.from_pandas(run), ["map", "P.5"])
+    indexed = [frame.set_index("query_id").sort_index(kind="stable") for frame in example]
+    mixed = rwd.trec_eval(dd.from_pandas(indexed[0], npartitions=3), dd.from_pandas(run, npartitions=2),
+                          ["map", "P.5"], npartitions=4)
+    assert_same_trec(mixed.compute(), expected)
+    assert mixed.per_query.compute().index.name == "query_id"
+    # Both partitioned by the same divisions: no shuffle.
+    ids = sorted(set(qrels["query_id"]) | set(run["query_id"]))
+    divisions = (ids[0], ids[len(ids) // 3], ids[2 * len(ids) // 3], ids[-1])
+    qrels_ddf, run_ddf = (dd.from_pandas(frame, npartitions=1).repartition(divisions=divisions, force=True)
+                          for frame in indexed)
+    aligned = rwd.trec_eval(qrels_ddf, run_ddf, ["map", "P.5"], ties="stable")
+    assert not [e for e in aligned.per_query.optimize().expr.walk() if "Shuffle" in type(e).__name__]
+    assert_same_trec(aligned.compute(), rw.trec_eval(rw.Qrels.from_pandas(qrels), rw.Run.from_pandas(
+        indexed[1].reset_index()), ["map", "P.5"], ties="stable"))
 
 
 def test_compare_two_dask_results(client, frame):
