@@ -667,5 +667,5 @@ def test_concat_raises_trec_evals_errors():
         rw.TrecResults.concat([part, other])
     with pytest.raises(ValueError, match="the parts differ in measures, run name or ties"):
         rw.TrecResults.concat([part, trec_eval_part(qrels, run, ["P.5"])])
-    with pytest.raises(ValueError, match="at least one part"):
+    with pytest.raises(ValueError, match="nothing to evaluate: the qrels have no queries"):
         rw.TrecResults.concat([])

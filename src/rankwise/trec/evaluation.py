@@ -740,7 +740,7 @@ class TrecResults(Results):
         ------
         ValueError
             When the parts differ in measures, run name or tie policy; when no part has a
-            query to evaluate (:func:`rankwise.trec_eval`'s error).
+            query to evaluate (:func:`rankwise.trec_eval`'s error; no parts: no queries).
 
         Examples
         --------
@@ -755,16 +755,14 @@ class TrecResults(Results):
         {'map': 0.75}
         """
         parts = list(parts)
-        if not parts:
-            raise ValueError("TrecResults.concat needs at least one part")
-        first = parts[0]
         for part in parts[1:]:
-            if (part._specs, part.run_name, part.ties) != (first._specs, first.run_name, first.ties):
+            if (part._specs, part.run_name, part.ties) != (parts[0]._specs, parts[0].run_name, parts[0].ties):
                 raise ValueError("TrecResults.concat joins parts of one evaluation: the parts differ in "
                                  "measures, run name or ties")
         held = [part for part in parts if part._n_queries]
         if not held:
             raise _nothing_to_evaluate(*(sum(part._sides[i] for part in parts) for i in (0, 1)))
+        first = held[0]
         ids = np.concatenate([part.query_ids for part in held])
         rank = StringTable.from_strings(ids)[0].byte_order() if ids.dtype == object else byte_order(ids)
         order = np.argsort(rank, kind="stable")
