@@ -144,12 +144,17 @@ def _job_columns(part: Any, job: EvaluateJob) -> dict[str, np.ndarray]:
     return {name: _values(part, name) for _, name in job.columns}
 
 
-def _evaluate_outcome(part: Any, job: EvaluateJob, want: str) -> bytes:
-    return partition_outcome(job, _job_columns(part, job), _order(part), want=want)
+def _resolved(job: EvaluateJob, largest: Any) -> EvaluateJob:
+    """The job with max_grade resolved from the largest label of all rows (None: not needed)."""
+    return job if largest is None else job.with_max_grade(np.nan if pd.isna(largest) else float(largest))
 
 
-def _per_query_frame(part: Any, job: EvaluateJob, meta: Any) -> Any:
-    ids, values = per_query_rows(job, _job_columns(part, job), _order(part))
+def _evaluate_outcome(part: Any, job: EvaluateJob, want: str, largest: Any) -> bytes:
+    return partition_outcome(_resolved(job, largest), _job_columns(part, job), _order(part), want=want)
+
+
+def _per_query_frame(part: Any, job: EvaluateJob, meta: Any, largest: Any) -> Any:
+    ids, values = per_query_rows(_resolved(job, largest), _job_columns(part, job), _order(part))
     return _frame(meta, ids, values)
 
 
@@ -203,9 +208,9 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
     """:func:`rankwise.evaluate` over a Dask DataFrame with one row per (query, item).
 
     Lazy: nothing runs until :meth:`DaskResults.mean`, :meth:`DaskResults.compute` or a
-    computation of :attr:`DaskResults.per_query`, except one pass for the largest label when
-    ERR or graded RBP needs it and ``max_grade`` is not given (as :func:`rankwise.evaluate`
-    takes it from all rows).
+    computation of :attr:`DaskResults.per_query`. ERR and graded RBP without ``max_grade``
+    take the largest label of all rows, as :func:`rankwise.evaluate` does: a maximum over the
+    label column in the same graph, which every partition's evaluation waits for.
 
     Parameters
     ----------
@@ -254,9 +259,6 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
                        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan)
     _check_columns(ddf, job.columns, "ddf")
     evaluate_partition(job, _probe(ddf._meta, [name for _, name in job.columns]))
-    if job.needs_max_grade:
-        largest = _series(ddf, y_true).max().compute()
-        job = job.with_max_grade(np.nan if pd.isna(largest) else float(largest))
     return DaskResults(ddf, job, npartitions)
 
 
@@ -281,8 +283,9 @@ class DaskResults:
         self._source = ddf
         self._job = job
         self._grouped = _by_query(ddf, qid, npartitions, job.stable)
+        self._largest = _series(ddf, job.names["y_true"]).max() if job.needs_max_grade else None
         meta = _per_query_meta(ddf, qid, job.metrics)
-        self.per_query = self._grouped.map_partitions(_per_query_frame, job, meta, meta=meta)
+        self.per_query = self._grouped.map_partitions(_per_query_frame, job, meta, self._largest, meta=meta)
         self._means: dict[str, float] | None = None
         self._results: Results | None = None
 
@@ -310,9 +313,12 @@ class DaskResults:
         return self.compute()
 
     def _combine(self, want: str) -> Any:
+        # One kind of collection per compute: Delayed objects (a Dask Scalar would warn).
+        largest = None if self._largest is None else self._largest.to_delayed()
         parts = self._grouped.to_delayed()
-        outcomes = dask.compute(*[dask.delayed(_evaluate_outcome)(part, self._job, want) for part in parts])
-        return combine(self._job, outcomes, self._locate, want)
+        tasks = [dask.delayed(_evaluate_outcome)(part, self._job, want, largest) for part in parts]
+        *outcomes, largest = dask.compute(*tasks, largest)
+        return combine(_resolved(self._job, largest), outcomes, self._locate, want)
 
     def _locate(self, kind: str) -> tuple[int, Any]:
         return _locate(self._source, self._job.names["y_true" if kind == LABELS else "y_score"], kind)

@@ -192,6 +192,12 @@ def test_errors_before_any_task_are_evaluates(frame, poisoned, case):
                                          y_score=case["y_score"], doc_ids=case["doc_ids"], **options)) == expected
 
 
+def test_nothing_runs_before_asked(poisoned):
+    res = rwd.evaluate(poisoned, ["ERR", "nDCG"], qid="qid", y_true="label", y_score="score")  # the largest label too
+    assert list(res.per_query.columns) == ["qid", "ERR", "nDCG"]
+    rwd.trec_eval(poisoned, poisoned, ["map"], query="qid", doc="doc", relevance="label")
+
+
 def test_schema_errors_before_any_task(poisoned):
     kind, message = error_of(lambda: rwd.evaluate(poisoned, ["MAP"], qid="query", y_true="label", y_score="score"))
     assert kind is ValueError and "qid='query'" in message and "'label'" in message
@@ -203,17 +209,40 @@ def test_schema_errors_before_any_task(poisoned):
         rwd.evaluate(poisoned, ["MAP"], qid="qid", y_true="label", y_score="score", npartitions=0)
 
 
-@pytest.mark.parametrize("column, value", [("score", np.nan), ("label", -1), ("label", np.inf)])
-def test_data_errors_are_evaluates(client, column, value):
+@pytest.mark.parametrize("case", ["nan", "negative", "infinite", "labels-and-nan", "duplicates"])
+def test_data_errors_are_evaluates(client, case):
     frame = make_frame(seed=3)
     frame["label"] = frame["label"].astype(np.float64)
-    frame.loc[[500, 700], column] = value  # the first in the second of four partitions
-    expected = error_of(lambda: reference(frame))
+    # The first bad row is in the second of four input partitions: its position is the table's.
+    if case in ("nan", "labels-and-nan"):
+        frame.loc[[900, 500], "score"] = np.nan
+    if case in ("negative", "labels-and-nan"):
+        frame.loc[[1000, 600], "label"] = -1
+    if case == "infinite":
+        frame.loc[[600, 1000], "label"] = np.inf
+    options = {"ties": "trec"} if case == "duplicates" else {}
+    if case == "duplicates":
+        frame.loc[frame.index[frame["qid"] == frame["qid"][700]][:2], "doc"] = "same"
+    expected = error_of(lambda: reference(frame, **options))
+    if case == "duplicates":
+        # evaluate names the query by its number among the sorted ids, and the rows within
+        # it: a partition knows neither, so only the words before them are the same.
+        expected = expected[0], expected[1].split(" for query ")[0]
     ddf = dd.from_pandas(frame, npartitions=4, sort=False)
-    assert error_of(lambda: evaluate(ddf).mean()) == expected
-    assert error_of(lambda: evaluate(ddf).compute()) == expected
-    assert error_of(lambda: evaluate(ddf).per_query.compute())[0] is expected[0]
-    assert "position 500" in expected[1]
+    for action in ("mean", "compute"):
+        kind, message = error_of(lambda: getattr(evaluate(ddf, **options), action)())  # noqa: B023
+        assert (kind, message.split(" for query ")[0] if case == "duplicates" else message) == expected
+    assert error_of(lambda: evaluate(ddf, **options).per_query.compute())[0] is expected[0]
+    assert case == "duplicates" or f"position {500 if case == 'nan' else 600}" in expected[1]
+
+
+def test_empty_frame(client):
+    frame = make_frame().iloc[:0]
+    res = evaluate(dd.from_pandas(frame, npartitions=1), ["MAP", "ERR"])
+    expected = reference(frame, ["MAP", "ERR"])
+    assert res.compute().n_queries == expected.n_queries == 0
+    assert str(res.mean()) == str(expected.mean()) == "{'MAP': nan, 'ERR': nan}"
+    assert len(res.per_query.compute()) == 0
 
 
 def test_empty_error_is_evaluates(client, frame):
