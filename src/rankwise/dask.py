@@ -55,10 +55,9 @@ _ROW_BITS = 33
 _KEY = "__rankwise_query_key__"
 
 
-def _check_frame(frame: object, name: str) -> Any:
+def _check_frame(frame: object, name: str) -> None:
     if not isinstance(frame, dd.DataFrame):
         raise TypeError(f"{name} must be a dask.dataframe.DataFrame, got {type(frame).__name__}")
-    return frame
 
 
 def _check_npartitions(npartitions: object) -> None:
@@ -105,10 +104,10 @@ def _partitioned(frame: Any, name: str) -> bool:
     return name in shuffled or (name,) in shuffled
 
 
-def _number_rows(part: Any, partition_info: dict[str, Any] | None = None) -> Any:
-    number = partition_info["number"] if partition_info else 0
+def _number_rows(part: Any, partition_info: dict[str, Any]) -> Any:
+    """``part`` with the row-order column (Dask passes ``partition_info`` to a function that takes it)."""
     rows = np.arange(len(part), dtype=np.int64)
-    return part.assign(**{_ORDER: (np.int64(number) << _ROW_BITS) | rows})
+    return part.assign(**{_ORDER: (np.int64(partition_info["number"]) << _ROW_BITS) | rows})
 
 
 def _with_row_order(frame: Any) -> Any:
@@ -177,7 +176,7 @@ def _per_query_meta(frame: Any, qid: str, names: Iterable[str]) -> Any:
     if qid in columns:
         raise ValueError(f"the query column {qid!r} has the name of a metric; rename it")
     if qid in frame.columns:
-        return pd.DataFrame({qid: frame._meta[qid], **columns})
+        return pd.DataFrame({qid: frame._meta[qid].reset_index(drop=True), **columns})
     return pd.DataFrame(columns, index=frame._meta.index[:0])
 
 
@@ -274,8 +273,11 @@ class DaskResults:
     metrics : tuple of str
         The metric names, as asked.
 
-    :meth:`mean` and :meth:`compute` each run the evaluation once and keep what it gave.
-    Statistics (:func:`rankwise.compare`, ...) take a DaskResults as they take a Results.
+    :meth:`mean` and :meth:`compute` each run the evaluation once and keep what it gave,
+    and raise :func:`rankwise.evaluate`'s errors for bad rows word for word. A computation of
+    ``per_query`` raises the same types, but a bad label's or NaN score's position is then
+    the one within its partition. Statistics (:func:`rankwise.compare`, ...) take a
+    DaskResults as they take a Results.
     """
 
     def __init__(self, ddf: Any, job: EvaluateJob, npartitions: int | None) -> None:
