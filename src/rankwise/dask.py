@@ -75,6 +75,11 @@ def _series(frame: Any, name: str) -> Any:
     return frame[name] if name in frame.columns else frame.index
 
 
+def _projected(frame: Any, names: Iterable[str]) -> Any:
+    """``frame`` with only the named columns (and its index): the shuffle moves nothing else."""
+    return frame[[name for name in dict.fromkeys(names) if name in frame.columns]]
+
+
 def _check_columns(frame: Any, columns: Iterable[tuple[str, str]], what: str) -> None:
     """Every named column is in ``frame``'s columns (or is its index's name)."""
     for role, name in columns:
@@ -284,7 +289,7 @@ class DaskResults:
         qid = job.names["qid"]
         self._source = ddf
         self._job = job
-        self._grouped = _by_query(ddf, qid, npartitions, job.stable)
+        self._grouped = _by_query(_projected(ddf, job.names.values()), qid, npartitions, job.stable)
         self._largest = _series(ddf, job.names["y_true"]).max() if job.needs_max_grade else None
         meta = _per_query_meta(ddf, qid, job.metrics)
         self.per_query = self._grouped.map_partitions(_per_query_frame, job, meta, self._largest, meta=meta)
@@ -453,7 +458,9 @@ class DaskTrecResults:
     def __init__(self, qrels: Any, run: Any, job: TrecJob, npartitions: int | None) -> None:
         stable = dict(job.options)["ties"] == "stable"
         self._job = job
-        self._qrels, self._run = _trec_by_query(qrels, run, job.query, npartitions, stable)
+        self._qrels, self._run = _trec_by_query(_projected(qrels, [job.query, job.doc, job.relevance]),
+                                                _projected(run, [job.query, job.doc, job.score]), job.query,
+                                                npartitions, stable)
         meta = _per_query_meta(qrels, job.query, job.names)
         self.per_query = dd.map_partitions(_trec_frame, self._qrels, self._run, job, meta, meta=meta,
                                            align_dataframes=False)

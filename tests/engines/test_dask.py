@@ -22,7 +22,7 @@ METRICS = ["MAP", "nDCG@10", "P@5", "MRR", "R@20", "ERR@10", "RBP(p=0.8,graded=T
 TIES = ["expected", "optimistic", "pessimistic", "stable", "trec"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   silence_logs=50) as cluster, distributed.Client(cluster) as c:
