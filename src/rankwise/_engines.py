@@ -234,7 +234,7 @@ def combine(job: EvaluateJob, outcomes: Iterable[bytes], locate: Callable[[str],
             raise ValueError(bad_label_message(value, f"position {position}"))
         if stage == _NAN:
             raise ValueError(nan_scores_message("y_score", f"position {locate(NAN)[0]}"))
-        raise parts[i].error  # type: ignore[misc]
+        raise parts[i].error
     empty = [part.empty_ids for part in parts if part.empty_ids is not None and part.empty_ids.size]
     if empty:
         _raise_empty(job, np.concatenate(empty))

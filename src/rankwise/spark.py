@@ -210,7 +210,9 @@ def _first_invalid(kind: str, name: str, batches: Iterator[Any]) -> Iterator[Any
     table = _table(batches)
     values = table.column(name).to_numpy() if table is not None else np.empty(0)
     at = first_invalid(kind, values)
-    found = (TaskContext.get().partitionId(), values.shape[0], at, None if at is None else values[at].item())
+    context = TaskContext.get()
+    assert context is not None  # a task's function
+    found = (context.partitionId(), values.shape[0], at, None if at is None else values[at].item())
     yield _outcome_batch(pickle.dumps(found))
 
 
@@ -255,7 +257,8 @@ class SparkResults:
         if self._prepared is None:
             job, df = self._job, self._df
             if job.needs_max_grade:
-                largest = df.agg(F.max(_column(job.names["y_true"]))).first()[0]
+                row = df.agg(F.max(_column(job.names["y_true"]))).first()
+                largest = None if row is None else row[0]
                 job = job.with_max_grade(0.0 if largest is None else float(largest))
             columns = [_column(name) for name in dict.fromkeys(name for _, name in job.columns)]
             if job.stable:  # the rows' order, which the shuffle loses, as a column
