@@ -54,17 +54,17 @@ def test_partitions_merged_equal_evaluate(ties):
                        doc_ids=data["d"] if doc_ids else None)
     parts = _partitions(data, 7)
     order = [rows if ties == "stable" else None for _, rows in parts]
-    results = E.combine(job, [E.partition_outcome(job, c, o, want="results") for (c, _), o in zip(parts, order)],
+    results = E.combine(job, [E.partition_outcome(job, c, o, want="results") for (c, _), o in zip(parts, order, strict=True)],
                         _never, want="results")
     means = E.combine(job, [E.partition_outcome(pickle.loads(pickle.dumps(job)), c, o) for (c, _), o in
-                            zip(parts, order)], _never)
+                            zip(parts, order, strict=True)], _never)
     assert results.query_ids.tolist() == want.query_ids.tolist()
     for name in METRICS:
         assert results[name].tobytes() == want[name].tobytes(), name
     assert means == want.mean() == results.mean()
     ids, columns = E.per_query_rows(job, parts[3][0], order[3])
     assert ids.tolist() == want.query_ids[want.query_ids % 7 == 3].tolist()
-    for name, column in zip(METRICS, columns):
+    for name, column in zip(METRICS, columns, strict=True):
         assert column.tobytes() == want[name][want.query_ids % 7 == 3].tobytes()
 
 
@@ -156,7 +156,7 @@ def test_trec_parts_equal_trec_eval():
     r_ids = np.array(r_table.column("query_id").to_pylist())
     outcomes = []
     for p in range(4):
-        def part(table, ids):
+        def part(table, ids, p=p):
             return table.filter(pa.array([hash(q) % 4 == p for q in ids]))
         outcomes.append(E.trec_outcome(job, part(q_table, q_ids), part(r_table, r_ids)))
     got = E.combine_trec(outcomes)
