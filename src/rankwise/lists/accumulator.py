@@ -87,8 +87,6 @@ def _joint_dtype(arrays: Sequence[np.ndarray]) -> np.dtype:
 
 def _joined(runs: Sequence[_Run]) -> _Run:
     """One run of several (ids of one dtype, none in two runs)."""
-    if len(runs) == 1:
-        return runs[0]
     ids = np.concatenate([run.ids for run in runs])
     # A stable sort finds the runs already sorted and merges them in linear time.
     order = np.argsort(ids, kind="stable")
