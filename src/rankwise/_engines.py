@@ -167,10 +167,10 @@ class _Outcome:
 
 def partition_outcome(job: EvaluateJob, columns: Mapping[str, np.ndarray], order: np.ndarray | None = None,
                       *, nulls: Sequence[str] = (), want: str = "mean") -> bytes:
-    """One partition's outcome, pickled: its mean state (``want="mean"``: an ExactSum of the
-    per-query values and the query count) or its Accumulator (``want="results"``), or the
-    error its rows raise. ``nulls`` names the columns holding missing values (the engine
-    knows them from its own format)."""
+    """One partition's outcome, pickled: its mean state (``want="mean"``: the ExactSum of its
+    per-query values, one column per metric) or its Accumulator (``want="results"``), or
+    the error its rows raise. ``nulls`` names the columns holding missing values (the
+    engine knows them from its own format)."""
     outcome = _outcome(job, columns, order, nulls, want)
     return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
 

@@ -245,8 +245,8 @@ class SparkResults:
 
     Nothing runs until asked: :meth:`mean` runs one job (and, for ERR or graded RBP without
     ``max_grade``, one aggregation for the largest label first), :meth:`collect` one job,
-    and :attr:`per_query` is a lazy DataFrame. After :meth:`collect`, :meth:`mean` reads
-    the collected values.
+    and :attr:`per_query` is a lazy DataFrame. Both keep what they brought back: after
+    :meth:`collect`, :meth:`mean` reads the collected values.
 
     ``rw.compare``, ``rw.mann_whitney`` and ``rw.compare_systems`` take a SparkResults as
     the Results :meth:`collect` gives (``__rankwise_results__``).
@@ -256,6 +256,7 @@ class SparkResults:
         self._df, self._job, self._n_partitions = df, job, n_partitions
         self._prepared: tuple[EvaluateJob, DataFrame] | None = None
         self._results: Results | None = None
+        self._means: dict[str, float] | None = None
         self._qid_type = _field(df, job.names["qid"], "qid").dataType
 
     @property
@@ -294,8 +295,9 @@ class SparkResults:
         """Each metric's mean over queries, in the order asked: ``rw.evaluate(...).mean()``'s digits."""
         if self._results is not None:
             return self._results.mean()
-        means: dict[str, float] = self._combined("mean")
-        return means
+        if self._means is None:
+            self._means = self._combined("mean")
+        return dict(self._means)
 
     def collect(self) -> Results:
         """Every query's values, as :func:`rankwise.evaluate` on the collected columns gives them."""
