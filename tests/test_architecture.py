@@ -3,9 +3,11 @@
 Every ``.py`` module under the imported ``rankwise`` is parsed with ``ast`` (nothing is
 executed), its imports resolved to absolute module names, and three rules checked:
 
-1. Layers. Imports go one way: ``_core`` <- ``lists``, ``ranks`` <- ``trec`` <- ``stats`` <- ``cli``.
-   A package imports only from its own layer's package and the layers below it; ``lists`` and
-   ``ranks`` are siblings and import neither each other. The top-level modules
+1. Layers. Imports go one way: ``_core`` <- ``lists``, ``ranks`` <- ``trec`` <- ``stats`` <-
+   ``_engines``, ``cli`` <- ``spark``, ``dask``. A package (or top-level module: the engine
+   adapters) imports only from its own layer's package and the layers below it; siblings on
+   one layer (``lists`` and ``ranks``, ``_engines`` and ``cli``, ``spark`` and ``dask``) import
+   neither each other. The top-level modules
    (``rankwise/__init__.py``, ``__main__.py``) sit above everything. ``testing`` holds the
    independent references, so it imports nothing of rankwise at all.
 2. Kernels. A domain's private modules (``rankwise.<domain>._x``, compiled kernels among them)
@@ -29,7 +31,9 @@ ROOT = Path(rankwise.__file__).resolve().parent
 
 # Layer of each subpackage; a module may import from packages of a lower layer, and from its
 # own package. Siblings on one layer (lists, ranks) do not import each other.
-LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "stats": 3, "cli": 4}
+# The engine adapters are top-level modules: ``_engines`` (what they share) below ``spark`` and ``dask``.
+LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "stats": 3, "_engines": 4, "cli": 4, "spark": 5,
+          "dask": 5}
 
 LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard")
 
@@ -82,7 +86,8 @@ def module_imports(name: str) -> list[tuple[int, str]]:
 def test_every_module_is_seen():
     # Guards against a test that passes because it found nothing to parse.
     assert {"rankwise._core.validation", "rankwise.lists.evaluation", "rankwise.cli.command",
-            "rankwise.stats.significance", "rankwise.trec.evaluation", "rankwise.testing.lists"} <= set(MODULES)
+            "rankwise.stats.significance", "rankwise.trec.evaluation", "rankwise.testing.lists",
+            "rankwise._engines", "rankwise.spark"} <= set(MODULES)
     assert {"rankwise.lists._listwise", "rankwise.trec._trec"} <= KNOWN
 
 
@@ -145,3 +150,7 @@ def test_the_checks_can_fail():
     assert not allowed("trec", "rankwise.stats") and not allowed("lists", "rankwise.ranks.positive")
     assert not allowed("testing", "rankwise._core") and not allowed("stats", "rankwise.testing.trec")
     assert allowed("stats", "rankwise.trec.evaluation") and allowed("ranks", "rankwise._core.names")
+    assert domain("rankwise.spark") == "spark" and domain("rankwise._engines") == "_engines"
+    assert allowed("spark", "rankwise._engines") and allowed("_engines", "rankwise.stats.inputs")
+    assert not allowed("stats", "rankwise._engines") and not allowed("_engines", "rankwise.spark")
+    assert not allowed("dask", "rankwise.spark") and not allowed("cli", "rankwise._engines")

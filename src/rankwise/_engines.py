@@ -167,10 +167,10 @@ class _Outcome:
 
 def partition_outcome(job: EvaluateJob, columns: Mapping[str, np.ndarray], order: np.ndarray | None = None,
                       *, nulls: Sequence[str] = (), want: str = "mean") -> bytes:
-    """One partition's outcome, pickled: its mean state (``want="mean"``: an ExactSum of the
-    per-query values and the query count) or its Accumulator (``want="results"``), or the
-    error its rows raise. ``nulls`` names the columns holding missing values (the engine
-    knows them from its own format)."""
+    """One partition's outcome, pickled: its mean state (``want="mean"``: the ExactSum of its
+    per-query values, one column per metric) or its Accumulator (``want="results"``), or
+    the error its rows raise. ``nulls`` names the columns holding missing values (the
+    engine knows them from its own format)."""
     outcome = _outcome(job, columns, order, nulls, want)
     return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -234,7 +234,7 @@ def combine(job: EvaluateJob, outcomes: Iterable[bytes], locate: Callable[[str],
             raise ValueError(bad_label_message(value, f"position {position}"))
         if stage == _NAN:
             raise ValueError(nan_scores_message("y_score", f"position {locate(NAN)[0]}"))
-        raise parts[i].error  # type: ignore[misc]
+        raise parts[i].error
     empty = [part.empty_ids for part in parts if part.empty_ids is not None and part.empty_ids.size]
     if empty:
         _raise_empty(job, np.concatenate(empty))

@@ -167,13 +167,24 @@ def _table(batches: Iterable[Any]) -> Any:
 
 
 def _numpy(table: Any, names: Iterable[str]) -> tuple[dict[str, np.ndarray], list[str]]:
-    """NumPy arrays of the columns ``names`` and the names of those holding nulls."""
+    """NumPy arrays of the columns ``names`` and the names of those holding nulls.
+
+    Strings become a fixed-width unicode array (as ``np.asarray`` makes of collected ``str``),
+    gathered from the column's distinct values: sorting and comparing those runs in C, where
+    an array of ``str`` objects compares them one Python call at a time (several times slower).
+    """
     columns, nulls = {}, []
     for name in dict.fromkeys(names):
         column = table.column(name)
         if column.null_count:
-            nulls.append(name)
-        columns[name] = column.to_numpy()
+            nulls.append(name)  # an error: the values are not read
+            columns[name] = np.empty(0)
+        elif pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            encoded = column.combine_chunks().dictionary_encode()
+            distinct = np.array(encoded.dictionary.to_pylist(), dtype=str)
+            columns[name] = distinct[encoded.indices.to_numpy(zero_copy_only=False)]
+        else:
+            columns[name] = column.to_numpy()
     return columns, nulls
 
 
@@ -210,7 +221,9 @@ def _first_invalid(kind: str, name: str, batches: Iterator[Any]) -> Iterator[Any
     table = _table(batches)
     values = table.column(name).to_numpy() if table is not None else np.empty(0)
     at = first_invalid(kind, values)
-    found = (TaskContext.get().partitionId(), values.shape[0], at, None if at is None else values[at].item())
+    context = TaskContext.get()
+    assert context is not None  # a task's function
+    found = (context.partitionId(), values.shape[0], at, None if at is None else values[at].item())
     yield _outcome_batch(pickle.dumps(found))
 
 
@@ -232,8 +245,8 @@ class SparkResults:
 
     Nothing runs until asked: :meth:`mean` runs one job (and, for ERR or graded RBP without
     ``max_grade``, one aggregation for the largest label first), :meth:`collect` one job,
-    and :attr:`per_query` is a lazy DataFrame. After :meth:`collect`, :meth:`mean` reads
-    the collected values.
+    and :attr:`per_query` is a lazy DataFrame. Both keep what they brought back: after
+    :meth:`collect`, :meth:`mean` reads the collected values.
 
     ``rw.compare``, ``rw.mann_whitney`` and ``rw.compare_systems`` take a SparkResults as
     the Results :meth:`collect` gives (``__rankwise_results__``).
@@ -243,6 +256,7 @@ class SparkResults:
         self._df, self._job, self._n_partitions = df, job, n_partitions
         self._prepared: tuple[EvaluateJob, DataFrame] | None = None
         self._results: Results | None = None
+        self._means: dict[str, float] | None = None
         self._qid_type = _field(df, job.names["qid"], "qid").dataType
 
     @property
@@ -255,7 +269,8 @@ class SparkResults:
         if self._prepared is None:
             job, df = self._job, self._df
             if job.needs_max_grade:
-                largest = df.agg(F.max(_column(job.names["y_true"]))).first()[0]
+                row = df.agg(F.max(_column(job.names["y_true"]))).first()
+                largest = None if row is None else row[0]
                 job = job.with_max_grade(0.0 if largest is None else float(largest))
             columns = [_column(name) for name in dict.fromkeys(name for _, name in job.columns)]
             if job.stable:  # the rows' order, which the shuffle loses, as a column
@@ -280,8 +295,9 @@ class SparkResults:
         """Each metric's mean over queries, in the order asked: ``rw.evaluate(...).mean()``'s digits."""
         if self._results is not None:
             return self._results.mean()
-        means: dict[str, float] = self._combined("mean")
-        return means
+        if self._means is None:
+            self._means = self._combined("mean")
+        return dict(self._means)
 
     def collect(self) -> Results:
         """Every query's values, as :func:`rankwise.evaluate` on the collected columns gives them."""

@@ -263,3 +263,11 @@ def test_trec_eval_errors(spark, example):
     want = _one_machine_error(lambda: rw.trec_eval(
         qrels, rw.Run.from_dict({f"x{q}": docs for q, docs in run.to_dict().items()}), ["map"]))
     assert (type(got), str(got)) == (type(want), str(want))
+
+
+def test_nulls_are_an_error_naming_the_column(spark):
+    df = spark.createDataFrame([("a", 1.0, 0.5), ("a", 0.0, None), (None, 1.0, 0.1)],
+                               "qid string, label double, score double")
+    res = rws.evaluate(df, ["MAP"], qid="qid", y_true="label", y_score="score", n_partitions=1)
+    with pytest.raises(ValueError, match=r"^qid column 'qid' holds missing values \(nulls\); rankwise takes none"):
+        res.mean()

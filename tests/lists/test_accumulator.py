@@ -181,6 +181,7 @@ def test_many_small_updates_keep_few_runs():
     assert acc.n_queries == 20_000
     res = acc.result()
     np.testing.assert_array_equal(res.query_ids, np.arange(20_000))
+    same(acc.result(), res)  # from the runs and blocks result() joined
     with pytest.raises(ValueError, match="query id 12345 is held already"):
         acc.update([1, 1], [0, 0], qid=[20_000, 12345])
 
@@ -326,6 +327,24 @@ def test_integer_ids_of_every_width_stay_exact():
     ids = acc.result().query_ids
     assert ids.dtype == object and ids.tolist() == [-1, 3, 2**63, 2**63 + 1, 2**70]
     same(acc.result(), rw.evaluate([1] * 5, [0.5] * 5, "MRR", qid=[3, 2**63 + 1, 2**63, -1, 2**70]))
+    # uint64 ids that int64 holds join int64 ones as int64; beyond it, with negative ones, as objects.
+    small = rw.Accumulator("MRR").update([1], [0.5], qid=[-1]).update([1], [0.5], qid=np.array([5], np.uint64))
+    assert small.result().query_ids.dtype == np.int64
+    mixed = rw.Accumulator("MRR").update([1], [0.5], qid=np.array([2**63], np.uint64)).update([1], [0.5], qid=[-1])
+    assert mixed.result().query_ids.tolist() == [-1, 2**63] and mixed.result().query_ids.dtype == object
+
+
+def test_ids_of_other_types():
+    from fractions import Fraction
+    ids = np.array([Fraction(1, 3), Fraction(1, 2)], dtype=object)
+    acc = rw.Accumulator("MRR").update([1, 1], [0.5, 0.5], qid=ids)
+    acc.update([1], [0.5], qid=np.array([Fraction(1, 4)], dtype=object))
+    assert acc.result().query_ids.tolist() == [Fraction(1, 4), Fraction(1, 3), Fraction(1, 2)]
+    with pytest.raises(TypeError, match="integers given, objects held"):
+        acc.update([1], [0.5], qid=[1])
+    flags = rw.Accumulator("MRR").update([1, 1], [0.5, 0.5], qid=[True, False])
+    with pytest.raises(TypeError, match="integers given, booleans held"):
+        flags.update([1], [0.5], qid=[2])
 
 
 def test_merge_needs_the_same_metrics_and_options():

@@ -2,9 +2,11 @@
 
 The engine adapters build on it: each partition updates an Accumulator with its whole
 queries, and the driver merges them. It holds per-query values, ids and relevant counts
-only (never items), in sorted runs of ids: a new run is checked against the O(log n) runs
-held with a binary search each, and runs of similar size are merged, so that a query id
-held twice is found at once with no pass over every id held.
+only (never items). Values stay in the blocks they came in; the ids are kept in sorted
+runs, each id with its row among the blocks: a new run is checked against the O(log n)
+runs held with a binary search each, and runs of similar size are merged, so that a query
+id held twice is found at once with no pass over every id held, and the values are sorted
+by id once, by result().
 """
 from __future__ import annotations
 
@@ -43,9 +45,15 @@ _POSITIONS = ("; queries given by indptr= or 2-D arrays are numbered by position
 
 
 class _Run(NamedTuple):
-    """Queries sorted by id (each id once), their values (a row each) and relevant counts."""
+    """Query ids, sorted (each once), and the row of each among the blocks of values held."""
 
     ids: np.ndarray
+    rows: np.ndarray
+
+
+class _Block(NamedTuple):
+    """Per-query values (a row each, a column per distinct metric) and relevant counts."""
+
     values: np.ndarray
     n_relevant: np.ndarray
 
@@ -79,13 +87,19 @@ def _joint_dtype(arrays: Sequence[np.ndarray]) -> np.dtype:
 
 def _joined(runs: Sequence[_Run]) -> _Run:
     """One run of several (ids of one dtype, none in two runs)."""
-    if len(runs) == 1:
-        return runs[0]
     ids = np.concatenate([run.ids for run in runs])
     # A stable sort finds the runs already sorted and merges them in linear time.
     order = np.argsort(ids, kind="stable")
-    return _Run(ids[order], np.concatenate([run.values for run in runs])[order],
-                np.concatenate([run.n_relevant for run in runs])[order])
+    return _Run(ids[order], np.concatenate([run.rows for run in runs])[order])
+
+
+def _block(blocks: Sequence[_Block], n_columns: int) -> _Block:
+    """The blocks as one (their rows in order)."""
+    if len(blocks) == 1:
+        return blocks[0]
+    if not blocks:
+        return _Block(np.empty((0, n_columns)), np.empty(0, dtype=np.int64))
+    return _Block(np.concatenate([b.values for b in blocks]), np.concatenate([b.n_relevant for b in blocks]))
 
 
 def _compacted(runs: Iterable[_Run]) -> list[_Run]:
@@ -209,7 +223,9 @@ class Accumulator:
                              "of the queries only, cannot know; pass the top grade of the label scale")
         self._max_grade = max_grade
         self._gains = dcg_gains(resolved)
+        self._n_columns = max(self._columns) + 1
         self._runs: list[_Run] = []
+        self._blocks: list[_Block] = []
         self._kind: str | None = None
         self._n_queries = 0
         self._positional = False
@@ -255,8 +271,9 @@ class Accumulator:
         apply_empty(values, n_relevant, ids, self._options.empty, self._options.relevance_level)
         labels = (max(self._max_label, batch.max_label), self._n_labels + batch.y_true.size)
         self._check_gains(*labels)
-        self._add([_Run(ids, values, n_relevant)], positional, "is held already: every query must come whole "
-                  "in one update")
+        rows = np.arange(self._n_queries, self._n_queries + ids.size, dtype=np.int64)
+        self._add([_Run(ids, rows)], [_Block(values, n_relevant)], positional, "is held already: every query "
+                  "must come whole in one update")
         self._max_label, self._n_labels = labels
         return self
 
@@ -278,7 +295,8 @@ class Accumulator:
                                  f"{name}={theirs!r} in the other")
         labels = (max(self._max_label, other._max_label), self._n_labels + other._n_labels)
         self._check_gains(*labels)
-        self._add(other._runs, other._positional, "is held by both accumulators")
+        runs = [run._replace(rows=run.rows + self._n_queries) for run in other._runs]
+        self._add(runs, other._blocks, other._positional, "is held by both accumulators")
         self._max_label, self._n_labels = labels
         return self
 
@@ -292,25 +310,24 @@ class Accumulator:
         >>> acc.update([[0, 1]], [[0.5, 0.4]]).result()["AP"]
         array([0.83333333, 0.5       ])
         """
+        # Joined for good: the next result() reads them as they are.
+        self._blocks = [_block(self._blocks, self._n_columns)]
         if len(self._runs) > 1:
             self._runs = [_joined(self._runs)]
-        if self._runs:
-            ids, values, n_relevant = (column.copy() for column in self._runs[0])
-        else:
-            ids, n_relevant = np.empty(0), np.empty(0, dtype=np.int64)
-            values = np.empty((0, max(self._columns) + 1))
+        ids, rows = self._runs[0] if self._runs else (np.empty(0), np.empty(0, dtype=np.int64))
+        values, n_relevant = (column[rows] for column in self._blocks[0])
         o = self._options
-        return make_results(self._names, values, self._columns, ids, o.ties, o.gain, n_relevant)
+        return make_results(self._names, values, self._columns, ids.copy(), o.ties, o.gain, n_relevant)
 
     def mean(self) -> dict[str, float]:
         """``result().mean()``: the exactly rounded mean of every metric, in the order asked.
 
-        Exact sums do not depend on the order of the queries, so the runs held are summed
-        as they are, unsorted.
+        Exact sums do not depend on the order of the queries, so the values are summed as
+        they came, unsorted.
         """
         sums = ExactSum(len(self._names))
-        for run in self._runs:
-            sums.add(run.values[:, self._columns])
+        for block in self._blocks:
+            sums.add(block.values[:, self._columns])
         return dict(zip(self._names, sums.means(), strict=True))
 
     def _check_gains(self, max_label: float, n_labels: int) -> None:
@@ -321,8 +338,9 @@ class Accumulator:
                                  "(1.8e308), so DCG sums (or their mean) could overflow to inf or NaN; "
                                  "rescale the labels")
 
-    def _add(self, runs: Sequence[_Run], positional: bool, held_twice: str) -> None:
-        """Hold ``runs`` (ids unique across them), after checking their ids against those held."""
+    def _add(self, runs: Sequence[_Run], blocks: Sequence[_Block], positional: bool, held_twice: str) -> None:
+        """Hold ``runs`` (ids unique across them, rows after those held) and their ``blocks``, after
+        checking their ids against those held."""
         new = [run for run in runs if run.ids.size]
         if not new:
             return
@@ -341,6 +359,7 @@ class Accumulator:
                 shown = repeat.item() if isinstance(repeat, np.generic) else repeat
                 raise ValueError(f"query id {shown!r} {held_twice}{hint}")
         self._runs = _compacted(held + new)
+        self._blocks += [block for block in blocks if block.n_relevant.size]
         self._kind = kind
         self._n_queries += sum(run.ids.size for run in new)
         self._positional |= positional
