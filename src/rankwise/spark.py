@@ -51,6 +51,7 @@ from ._engines import (
     first_invalid,
     partition_outcome,
     per_query_rows,
+    text_values,
     trec_job,
     trec_outcome,
     trec_partition,
@@ -167,12 +168,8 @@ def _table(batches: Iterable[Any]) -> Any:
 
 
 def _numpy(table: Any, names: Iterable[str]) -> tuple[dict[str, np.ndarray], list[str]]:
-    """NumPy arrays of the columns ``names`` and the names of those holding nulls.
-
-    Strings become a fixed-width unicode array (as ``np.asarray`` makes of collected ``str``),
-    gathered from the column's distinct values: sorting and comparing those runs in C, where
-    an array of ``str`` objects compares them one Python call at a time (several times slower).
-    """
+    """NumPy arrays of the columns ``names`` (strings as fixed-width unicode: :func:`text_values`)
+    and the names of those holding nulls."""
     columns, nulls = {}, []
     for name in dict.fromkeys(names):
         column = table.column(name)
@@ -180,9 +177,7 @@ def _numpy(table: Any, names: Iterable[str]) -> tuple[dict[str, np.ndarray], lis
             nulls.append(name)  # an error: the values are not read
             columns[name] = np.empty(0)
         elif pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-            encoded = column.combine_chunks().dictionary_encode()
-            distinct = np.array(encoded.dictionary.to_pylist(), dtype=str)
-            columns[name] = distinct[encoded.indices.to_numpy(zero_copy_only=False)]
+            columns[name] = text_values(column)
         else:
             columns[name] = column.to_numpy()
     return columns, nulls

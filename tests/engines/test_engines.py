@@ -169,3 +169,12 @@ def test_trec_parts_equal_trec_eval():
         E.trec_job(["mapp"], query="q", doc="d", relevance="r", score="s", name=None)
     with pytest.raises(TypeError, match="doc must be a column name"):
         E.trec_job(["map"], query="q", doc=1, relevance="r", score="s", name=None)
+
+
+def test_text_values_are_the_strings_as_numpy_makes_them():
+    pa = pytest.importorskip("pyarrow")
+    strings = ["q10", "q2", "", "é", "q10", "long query id"]
+    for column in (pa.array(strings), pa.chunked_array([strings[:2], strings[2:]], pa.large_string())):
+        got = E.text_values(column)
+        assert got.dtype == np.asarray(strings).dtype and got.tolist() == strings
+    assert E.text_values(pa.array([], pa.string())).tolist() == []
