@@ -37,6 +37,7 @@ from ._engines import (
     first_invalid,
     partition_outcome,
     per_query_rows,
+    text_values,
     trec_job,
     trec_outcome,
     trec_partition,
@@ -69,6 +70,18 @@ def _check_npartitions(npartitions: object) -> None:
 def _values(part: Any, name: str) -> np.ndarray:
     """A column (or the index, when it has that name) of a pandas frame, as NumPy makes it."""
     return (part[name] if name in part.columns else part.index).to_numpy()
+
+
+def _ids(part: Any, name: str) -> np.ndarray:
+    """Query or document ids of a pandas frame: strings, without missing ones, as fixed-width
+    unicode (:func:`rankwise._engines.text_values`: grouped and compared in C), others as
+    NumPy makes them."""
+    column = part[name] if name in part.columns else part.index
+    dtype = column.dtype
+    arrow = dtype.pyarrow_dtype if isinstance(dtype, pd.ArrowDtype) else None
+    text = isinstance(dtype, pd.StringDtype) or (arrow is not None and (pa.types.is_string(arrow)
+                                                                        or pa.types.is_large_string(arrow)))
+    return text_values(pa.array(column)) if text and not column.hasnans else column.to_numpy()
 
 
 def _series(frame: Any, name: str) -> Any:
@@ -145,7 +158,8 @@ def _order(part: Any) -> np.ndarray | None:
 
 
 def _job_columns(part: Any, job: EvaluateJob) -> dict[str, np.ndarray]:
-    return {name: _values(part, name) for _, name in job.columns}
+    return {name: _ids(part, name) if role in ("qid", "doc_ids") else _values(part, name)
+            for role, name in job.columns}
 
 
 def _resolved(job: EvaluateJob, largest: Any) -> EvaluateJob:
