@@ -357,6 +357,29 @@ def test_without_dask_the_error_names_the_extra():
     assert done.returncode != 0 and 'pip install "rankwise[dask]"' in done.stderr
 
 
-def test_results_repr(client, frame):
+def test_results_attributes(client, frame, example):
     res = evaluate(dd.from_pandas(frame, npartitions=2), ["MAP"])
-    assert repr(res).startswith("DaskResults(MAP; 2 partitions")
+    assert repr(res).startswith("DaskResults(MAP; 2 partitions") and res.metrics == ("MAP",)
+    assert res.mean() == res.mean() == reference(frame, ["MAP"]).mean()  # the second from the first's sums
+    with pytest.raises(ValueError, match="has the name of a metric"):
+        rwd.evaluate(dd.from_pandas(frame.rename(columns={"qid": "MAP"}), npartitions=2), ["MAP"], qid="MAP",
+                     y_true="label", y_score="score")
+    qrels, run = (dd.from_pandas(side, npartitions=2) for side in example)
+    trec = rwd.trec_eval(qrels, run, ["P.5", "map"], npartitions=3)
+    assert trec.names == ("map", "P_5") and repr(trec) == "DaskTrecResults(map, P_5; 3 partitions)"
+    assert rw.compare(trec, trec, metric="map").pvalue == 1
+
+
+def test_in_process(frame, example):
+    """The per-partition functions run here, where coverage and a debugger see them."""
+    with dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "tasks"}):
+        check(dd.from_pandas(frame, npartitions=3, sort=False), frame, ["MAP", "ERR"], ties="stable", npartitions=2)
+        qrels, run = example
+        res = rwd.trec_eval(dd.from_pandas(qrels, npartitions=2), dd.from_pandas(run, npartitions=2), ["map"],
+                            ties="stable")
+        assert_same_trec(res.compute(), rw.trec_eval(rw.Qrels.from_pandas(qrels), rw.Run.from_pandas(run), ["map"],
+                                                     ties="stable"))
+        assert len(res.per_query.compute()) == len(res.compute().query_ids)
+        broken = frame.assign(score=frame["score"].where(frame.index != 5))
+        assert error_of(lambda: evaluate(dd.from_pandas(broken, npartitions=2)).mean()) == error_of(
+            lambda: reference(broken))
