@@ -1,14 +1,15 @@
 """rankwise against a vectorised NumPy reference and the libraries people use instead.
 
-Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|engines ...] [--quick] [--repeats 7]
-           [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
+Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|engines ...] [--quick]
+           [--repeats 7] [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
            [--relevant 17] [--trec-queries 5000] [--trec-docs 1000] [--lp-queries 100000]
            [--lp-candidates 1000] [--dense-queries 10000] [--dense-docs 1000]
            [--scale-queries 2000] [--stats-queries 10000] [--stats-resamples 10000]
            [--memory-rows 10000000] [--memory-queries 10000]
            [--data-dir DIR] [--trec-eval-src DIR | --trec-eval PATH]
            [--engine-rows 10000000] [--engine-queries 5000] [--engine-repeats 3] [--engine-data-dir DIR]
-           [--engines spark dask] [--spark-driver-memory 6g] [--spark-conf KEY=VALUE] [--dask-memory-limit 4GiB]
+           [--engines spark dask] [--spark-driver-memory 6g] [--spark-conf KEY=VALUE]
+           [--dask-memory-limit 4GiB]
 
 Workloads (generated deterministically from --seed; old names kept as aliases):
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import gc
 import importlib.metadata
 import importlib.util
+import logging
 import os
 import shutil
 import subprocess
@@ -57,8 +58,8 @@ TARGET_SPEEDUP = 5.0
 # Spark's default of 200 shuffle partitions is sized for clusters: on local[2] every shuffle
 # becomes 200 tiny tasks, and the peers that go through Python workers would pay a worker round
 # trip per task. 8 is the tuning guide's 2-4 tasks per core.
-SPARK_SETTINGS = {"spark.sql.shuffle.partitions": "8", "spark.ui.enabled": "false",
-                  "spark.ui.showConsoleProgress": "false", "spark.sql.execution.arrow.pyspark.enabled": "true"}
+SPARK_SETTINGS = {"spark.sql.shuffle.partitions": "8", "spark.sql.execution.arrow.pyspark.enabled": "true",
+                  "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
 # log2(rank + 1) for ranks 1..K: the DCG discounts.
 DISCOUNTS = 1.0 / np.log2(np.arange(2, K + 2))
 # PySpark 4.3 warns about pandas 3 on every conversion, and RankingMetrics' own constructor
@@ -106,8 +107,9 @@ class Dataset:
     def describe(self) -> str:
         scores = "distinct scores" if self.distinct else f"scores rounded to {SCORE_DECIMALS} decimals"
         made = f"made in {self.made:.1f}s" if self.made else "reused"
-        return (f"{self.rows:,} rows, {self.queries:,} queries ({self.rows / self.queries:,.0f} rows a query on "
-                f"average), {scores}, {N_FILES} Parquet files ({self.size / 2**20:,.1f} MiB), {made}: {self.path}")
+        return (f"{self.rows:,} rows, {self.queries:,} queries ({self.rows / self.queries:,.0f} rows a query "
+                f"on average), {scores}, {N_FILES} Parquet files ({self.size / 2**20:,.1f} MiB), {made}: "
+                f"{self.path}")
 
 
 def columns(rows: int, queries: int, seed: int, distinct: bool) -> dict[str, np.ndarray]:
@@ -192,8 +194,9 @@ class Impl:
     ``means(path)`` is what is timed. ``per_query(path)``, if given, returns a pandas DataFrame
     indexed by query id with one column per metric, for the check. ``reference`` names the
     rankwise definition its values must equal on the tie-free variant: "linear" (rankwise's
-    defaults), "binary" (the same on labels >= 1 as 1, else 0) or "floor" (nothing to check); ``exact``: equal with ==, not within ATOL. ``role``: "rankwise",
-    "peer", "floor" or "info" (reported, not judged).
+    defaults), "binary" (the same on labels >= 1 as 1, else 0) or "floor" (nothing to check).
+    ``exact``: equal with ==, not within ATOL. ``role``: "rankwise", "peer", "floor" or "info"
+    (reported, not judged).
     """
 
     name: str
@@ -287,7 +290,8 @@ def spark_ranking_metrics(spark, path: str) -> dict:
     lists = spark_lists(spark.read.parquet(path)).cache()
     try:
         metrics = RankingMetrics(lists.rdd)
-        return {"MAP": metrics.meanAveragePrecision, "nDCG@10": metrics.ndcgAt(K), "P@10": metrics.precisionAt(K)}
+        return {"MAP": metrics.meanAveragePrecision, "nDCG@10": metrics.ndcgAt(K),
+                "P@10": metrics.precisionAt(K)}
     finally:
         lists.unpersist()
 
@@ -380,10 +384,10 @@ def spark_impls(spark, rws) -> list[Impl]:
             per_query=lambda p: _results_frame(rws.evaluate(read(p), list(METRICS), qid="qid", y_true="label",
                                                             y_score="score", ties="expected").collect())))
     impls += [
-        Impl("mllib RankingMetrics (lists.rdd), binary nDCG", lambda p: spark_ranking_metrics(spark, p), "peer",
-             "binary"),
-        Impl("ml RankingEvaluator (JVM only), binary nDCG", lambda p: spark_ranking_evaluator(spark, p), "peer",
-             "binary"),
+        Impl("mllib RankingMetrics (lists.rdd), binary nDCG", lambda p: spark_ranking_metrics(spark, p),
+             "peer", "binary"),
+        Impl("ml RankingEvaluator (JVM only), binary nDCG", lambda p: spark_ranking_evaluator(spark, p),
+             "peer", "binary"),
         Impl("window SQL: row_number() + GROUP BY", lambda p: spark_window_means(spark, p), "peer",
              per_query=lambda p: spark_window_per_query(spark, p).toPandas().set_index("qid").sort_index()),
         Impl('floor: groupBy("qid").count().collect()', lambda p: spark_floor(spark, p), "floor", "floor"),
@@ -433,8 +437,9 @@ def dask_impls(dd, rwd) -> list[Impl]:
         impls.append(Impl("rankwise.dask evaluate(...).mean()", lambda p: evaluate(p).mean(), "rankwise",
                           exact=True, per_query=lambda p: _results_frame(evaluate(p).compute())))
     impls += [
-        Impl('dask groupby("qid").apply(pandas function)', lambda p: _frame_means(dask_apply(dd, p).compute()),
-             "peer", per_query=lambda p: dask_apply(dd, p).compute().sort_index()),
+        Impl('dask groupby("qid").apply(pandas function)',
+             lambda p: _frame_means(dask_apply(dd, p).compute()), "peer",
+             per_query=lambda p: dask_apply(dd, p).compute().sort_index()),
         Impl('pandas groupby("qid").apply, one process', lambda p: _frame_means(pandas_apply(p)), "info",
              per_query=lambda p: pandas_apply(p).sort_index()),
         Impl("rankwise evaluate, one process (pandas.read_parquet)", lambda p: rankwise_one_process(p).mean(),
@@ -476,8 +481,8 @@ def disagreements(impl: Impl, frame, path: str) -> list[str]:
             bad = column != want if impl.exact else ~(np.abs(column - want) <= ATOL)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                problems.append(f"{name}: {np.count_nonzero(bad)} of {bad.shape[0]} queries differ, e.g. query "
-                                f"{ref.query_ids[i]}: {column[i]!r}, rankwise {want[i]!r}")
+                problems.append(f"{name}: {np.count_nonzero(bad)} of {bad.shape[0]} queries differ, e.g. "
+                                f"query {ref.query_ids[i]}: {column[i]!r}, rankwise {want[i]!r}")
     return problems
 
 
@@ -503,7 +508,7 @@ def check_all(impls: list[Impl], check: Dataset) -> list[str]:
 
 
 def time_rounds(impls: list[Impl], path: str, repeats: int) -> None:
-    """``repeats`` interleaved rounds; each call's seconds in ``impl.times``, the first's value in ``impl.first``."""
+    """``repeats`` interleaved rounds: seconds in ``impl.times``, the first value in ``impl.first``."""
     for impl in impls:
         impl.times, impl.first = [], None
     for _ in range(repeats):
@@ -524,8 +529,8 @@ def report(engine: str, impls: list[Impl]) -> None:
         ratio = f"{min(impl.times) / base:>9.2f}x" if base else f"{'n/a':>10}"
         rounds = " ".join(f"{t:.2f}" for t in impl.times)
         print(f"{impl.name:<58} {min(impl.times):>8.3f}s  {rounds:<24} {ratio}")
-    print(f"(seconds end to end from the Parquet files, best of {len(impls[0].times)}; / rankwise: the time as a "
-          f"multiple of {engine}'s)")
+    print(f"(seconds end to end from the Parquet files, best of {len(impls[0].times)}; / rankwise: the time "
+          f"as a multiple of {engine}'s)")
 
 
 def tied_means(impls: list[Impl], frame) -> list[str]:
@@ -533,8 +538,8 @@ def tied_means(impls: list[Impl], frame) -> list[str]:
     engines must equal bit for bit; the peers order ties their own way, so theirs may differ."""
     ref = rankwise_reference(frame)
     binary = rankwise_reference(frame, binary=True).mean()
-    print(f"\nmeans on the timed data (ties): rankwise ties='expected' {_fmt(ref.mean())}; on labels >= 1 as 1, "
-          f"nDCG@10 {binary['nDCG@10']:.6f}")
+    print(f"\nmeans on the timed data (ties): rankwise ties='expected' {_fmt(ref.mean())}; on labels >= 1 "
+          f"as 1, nDCG@10 {binary['nDCG@10']:.6f}")
     failures = []
     for impl in impls:
         if impl.reference == "floor":
@@ -554,16 +559,16 @@ def targets(engine: str, impls: list[Impl]) -> list[str]:
     ours = next((i for i in impls if i.role == "rankwise"), None)
     if ours is None:
         return [f"engines: {engine} not importable: its targets are not judged"]
-    best = min(ours.times)
-    lines = []
+    best, lines = min(ours.times), []
     for impl in impls:
+        seconds = min(impl.times)
         if impl.role == "peer":
-            ratio = min(impl.times) / best
-            verdict = "MET" if ratio >= TARGET_SPEEDUP else "MISSED"
-            lines.append(f"engines: {ours.name.split()[0]} {best:.2f}s vs {impl.name} {min(impl.times):.2f}s: "
-                         f"{ratio:.1f}x (target >= {TARGET_SPEEDUP:g}x): {verdict}")
+            verdict = "MET" if seconds / best >= TARGET_SPEEDUP else "MISSED"
+            lines.append(f"engines: {engine} {best:.2f}s vs {impl.name} {seconds:.2f}s: "
+                         f"{seconds / best:.1f}x (target >= {TARGET_SPEEDUP:g}x): {verdict}")
         elif impl.role == "floor":
-            lines.append(f"engines: {ours.name.split()[0]} is {best / min(impl.times):.1f}x its floor ({impl.name})")
+            lines.append(f"engines: {engine} {best:.2f}s is {best / seconds:.1f}x its floor, {impl.name} "
+                         f"{seconds:.2f}s")
     return lines
 
 
@@ -630,12 +635,14 @@ def run_dask(args, data: Dataset, check: Dataset, frame) -> tuple[list, list]:
 
     # The workers cannot import this module (benchmarks/ is not on their path): ship its functions.
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    # The scheduler logs every start and end of a peer-to-peer shuffle as a warning.
+    logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
     start = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=args.dask_memory_limit,
                       dashboard_address=None) as cluster, Client(cluster):
-        print(f"\n-- dask: LocalCluster of 2 worker processes x 1 thread, {args.dask_memory_limit} each, dask "
-              f"{_version('dask')}, distributed {_version('distributed')}, pandas {_version('pandas')}; started in "
-              f"{time.perf_counter() - start:.1f}s")
+        print(f"\n-- dask: LocalCluster of 2 worker processes x 1 thread, {args.dask_memory_limit} each, "
+              f"dask {_version('dask')}, distributed {_version('distributed')}, pandas {_version('pandas')}; "
+              f"started in {time.perf_counter() - start:.1f}s")
         impls = dask_impls(dd, _optional("rankwise.dask"))
         print(f"check and warm-up on the tie-free variant ({check.rows:,} rows):")
         failures = check_all(impls, check)
@@ -650,12 +657,14 @@ def bench_engines(args) -> tuple[list, list]:
     rows, queries = args.engine_rows, args.engine_queries
     check_rows = min(rows, CHECK_ROWS)
     check_queries = max(1, round(queries * check_rows / rows))
+    shares = "/".join(f"{s:.0%}" for s in GRADE_SHARES)
     print(f"\n== engines: rankwise.spark and rankwise.dask against Spark's RankingMetrics, window SQL and "
-          f"pandas groupby().apply; {', '.join(METRICS)}, labels 0-3 ({'/'.join(f'{s:.0%}' for s in GRADE_SHARES)})")
+          f"pandas groupby().apply; {', '.join(METRICS)}, labels 0-3 ({shares})")
     data = dataset(args.engine_data_dir, rows, queries, args.seed, distinct=False)
     check = dataset(args.engine_data_dir, check_rows, check_queries, args.seed, distinct=True)
     frame = read_pandas(data)
-    print(f"timed data: {data.describe()}; a row ties with {tie_share(frame):.1f} others of its query on average")
+    print(f"timed data: {data.describe()}; a row ties with {tie_share(frame):.1f} others of its query on "
+          f"average")
     print(f"tie-free variant: {check.describe()}")
     summary, failures = [], []
     for engine, run in (("spark", run_spark), ("dask", run_dask)):
