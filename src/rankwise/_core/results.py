@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .exact import ExactSum
+
 __all__ = ["Results", "mean_over_queries"]
 
 # The HTML table shows the first and last queries of a longer one.
@@ -20,8 +22,7 @@ _HTML_TAIL = 5
 
 def mean_over_queries(column: np.ndarray) -> float:
     # NaN marks queries left out (empty="skip"); no valid query gives NaN, silently.
-    valid = column[~np.isnan(column)]
-    return float(valid.mean()) if valid.size else float("nan")
+    return ExactSum.of(column).means()[0]
 
 
 class Results:
@@ -122,11 +123,15 @@ class Results:
         """Mean over queries of every metric, in the order asked (``MRR``, ``MAP``, ...).
 
         Queries left out by ``empty="skip"`` (NaN) do not count; a metric with no
-        valid query has mean NaN. The mean is NumPy's (``ndarray.mean``: a pairwise
-        sum); :func:`rankwise.trec_eval` instead sums left to right in trec_eval's query
+        valid query has mean NaN. The mean is the exactly rounded sum of the values
+        (:func:`math.fsum`'s) divided by their count: the same digits whatever the
+        order of the queries, the thread count, the batches of an
+        :class:`rankwise.Accumulator` or the partitions of a cluster.
+        :func:`rankwise.trec_eval` instead sums left to right in trec_eval's query
         order, as trec_eval does.
         """
-        return {name: mean_over_queries(self[name]) for name in self._names}
+        sums = ExactSum.of(self._values[:, [self._column(name) for name in self._names]])
+        return dict(zip(self._names, sums.means(), strict=True))
 
     def to_dict(self) -> dict[str, dict[Any, float]]:
         """``{metric: {query_id: value}}`` of Python numbers (JSON-ready for str and int ids)."""

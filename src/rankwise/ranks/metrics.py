@@ -17,6 +17,7 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.exact import ExactSum
 from .._core.names import check_cutoff, metric_names, name_key, parse_cutoff, split_name, unknown_name
 from .._core.results import Results
 from .._core.validation import as_array, check_choice, check_flag
@@ -206,6 +207,10 @@ def _hits_cutoff(k: int | None) -> int:
     return k
 
 
+def _exact_sum(values: np.ndarray) -> float:
+    return ExactSum.of(values).sums()[0]
+
+
 class _Evaluation:
     """One rank_metrics call: per-query ranks under the policy, weights, chance statistics."""
 
@@ -216,14 +221,18 @@ class _Evaluation:
         self.p = ranks.pessimistic.astype(np.float64)
         self.c = None if ranks.n_candidates is None else ranks.n_candidates.astype(np.float64)
         self.rank = {"optimistic": self.o, "pessimistic": self.p}.get(ties, (self.o + self.p) / 2)
-        total = float(weights.sum()) if weights is not None else float(self.o.shape[0])
-        self.share = (weights if weights is not None else np.ones_like(self.o)) / total
+        # Means are exactly rounded sums (weighted: of each product) over the total weight,
+        # so that they do not depend on the order of the queries.
+        self.total = _exact_sum(weights) if weights is not None else float(self.o.shape[0])
+        self.share = (weights if weights is not None else np.ones_like(self.o)) / self.total
 
     def mean(self, per_query: np.ndarray) -> float:
-        return float(np.dot(self.share, per_query))
+        weighted = per_query if self.weights is None else self.weights * per_query
+        return _exact_sum(weighted) / self.total
 
     def variance_of_mean(self, per_query_variance: np.ndarray) -> float:
-        return float(np.dot(self.share ** 2, per_query_variance))
+        weighted = per_query_variance if self.weights is None else self.weights ** 2 * per_query_variance
+        return _exact_sum(weighted) / self.total ** 2
 
     def per_query(self, base: str, k: int | None) -> np.ndarray:
         """Each query's rank, reciprocal rank or hit (MR, MRR, Hits@k) under the policy."""
@@ -274,8 +283,8 @@ class _Evaluation:
             return self.mean(hit), self.variance_of_mean(hit * (1 - hit))
         # GMR = prod_i r_i^(s_i) with s_i the query's share of the weight: independence
         # makes both moments products of per-query power means.
-        log_first = float(np.sum(np.log(mean_power(c, self.share))))
-        log_second = float(np.sum(np.log(mean_power(c, 2 * self.share))))
+        log_first = _exact_sum(np.log(mean_power(c, self.share)))
+        log_second = _exact_sum(np.log(mean_power(c, 2 * self.share)))
         first = float(np.exp(log_first))
         return first, first * first * float(np.expm1(log_second - 2 * log_first))
 
