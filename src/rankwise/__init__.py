@@ -6,6 +6,7 @@
 """
 from ._core.results import Results
 from .lists import (
+    Accumulator,
     average_precision,
     dcg,
     err,
@@ -33,6 +34,7 @@ from .trec import Qrels, Run, TrecResults, trec_eval
 __version__ = "0.1.0"
 
 __all__ = [
+    "Accumulator",
     "ComparisonReport",
     "ComparisonResult",
     "MannWhitneyResult",

@@ -1,4 +1,5 @@
 """Per-list metrics: evaluate() and one function per metric, over dense, ragged or qid input."""
+from .accumulator import Accumulator
 from .evaluation import (
     average_precision,
     dcg,
@@ -13,5 +14,5 @@ from .evaluation import (
     reciprocal_rank,
 )
 
-__all__ = ["average_precision", "dcg", "err", "evaluate", "hit_rate", "ndcg", "precision", "r_precision",
-           "rbp", "recall", "reciprocal_rank"]
+__all__ = ["Accumulator", "average_precision", "dcg", "err", "evaluate", "hit_rate", "ndcg", "precision",
+           "r_precision", "rbp", "recall", "reciprocal_rank"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -31,26 +32,40 @@ __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "p
            "r_precision", "hit_rate", "err", "rbp"]
 
 _EMPTY = ("zero", "skip", "error")
+_NAN = ("raise", "last")
 # 2**label - 1 overflows float64 from label 1024 on.
 _MAX_EXPONENTIAL_LABEL = 1023
 
 
+def dcg_gains(specs: Sequence[MetricSpec]) -> list[str]:
+    """The gains ("linear", "exponential") that the DCG and nDCG of ``specs`` (gain filled in) sum."""
+    return sorted({s.gain for s in specs if s.kind in (Metric.DCG, Metric.NDCG) and s.gain is not None})
+
+
+def gains_bounded(gain: str, max_label: float, size: int) -> bool:
+    """Whether ``size`` gains, each at most that of ``max_label``, surely sum below the largest float64.
+
+    A DCG (and its ideal) sums at most one gain (times a discount <= 1) per item, and a
+    mean over queries sums the queries' DCGs: the gains of all items summing below the
+    largest float64, with a margin for the rounding of n additions, keeps all finite.
+    """
+    top = 2.0 ** max_label - 1 if gain == "exponential" else max_label
+    return top * size <= sys.float_info.max / (1 + 4 * size * 2.0**-53)
+
+
 def _check_gains(specs: Sequence[MetricSpec], batch: Batch) -> None:
     """Refuse labels whose DCG (or mean DCG) could overflow float64, which would give inf or NaN."""
-    gains = {s.gain for s in specs if s.kind in (Metric.DCG, Metric.NDCG) and s.gain is not None}
+    gains = dcg_gains(specs)
     if "exponential" in gains and batch.max_label > _MAX_EXPONENTIAL_LABEL:
         raise ValueError(f"y_true has labels up to {batch.max_label:g}; gain='exponential' (2**label - 1) "
                          f"overflows above {_MAX_EXPONENTIAL_LABEL}")
-    # A DCG (and its ideal) sums at most one gain (times a discount <= 1) per item, and a
-    # mean over queries sums the queries' DCGs: the gains of all items summing below the
-    # largest float64, with a margin for the rounding of n additions, keeps all finite.
     size = batch.y_true.size
     limit = sys.float_info.max / (1 + 4 * size * 2.0**-53)
-    for gain in sorted(gains):
-        top = 2.0 ** batch.max_label - 1 if gain == "exponential" else batch.max_label
-        if top * size <= limit:
+    for gain in gains:
+        if gains_bounded(gain, batch.max_label, size):
             continue  # the largest gain times the number of items: no pass over the labels
         # Astronomical labels: sum the gains, each scaled by the largest so that nothing overflows.
+        top = 2.0 ** batch.max_label - 1 if gain == "exponential" else batch.max_label
         labels = batch.y_true.astype(np.float64)
         with np.errstate(under="ignore"):
             scaled = np.exp2(labels - batch.max_label) if gain == "exponential" else labels / batch.max_label
@@ -61,33 +76,81 @@ def _check_gains(specs: Sequence[MetricSpec], batch: Batch) -> None:
                 "rescale the labels")
 
 
+@dataclass(frozen=True)
+class Options:
+    """evaluate()'s options, each checked, as the caller gave them (``level``: the threshold as
+    a float; ``n_threads`` is resolved at each call, where the work runs)."""
+
+    ties: str
+    relevance_level: float
+    level: float
+    gain: str
+    empty: str
+    nan: str
+    n_threads: int | None
+
+    @classmethod
+    def check(cls, *, ties: str, relevance_level: float, gain: str, empty: str, nan: str,
+              n_threads: int | None) -> Options:
+        """Check every option, in the order evaluate() reports them."""
+        check_ties(ties)
+        level = check_level(relevance_level)
+        check_choice(gain, "gain", ("linear", "exponential"))
+        check_choice(empty, "empty", _EMPTY)
+        effective_n_threads(n_threads)
+        check_choice(nan, "nan", _NAN)
+        return cls(ties, relevance_level, level, gain, empty, nan, n_threads)
+
+
+def unique_specs(specs: Sequence[MetricSpec],
+                 gain: str) -> tuple[list[MetricSpec], list[MetricSpec], list[int]]:
+    """The specs with the call's gain filled in, the distinct ones (one kernel column each),
+    and each spec's column."""
+    resolved = [spec.resolved(gain) for spec in specs]
+    unique = list(dict.fromkeys(resolved))
+    return resolved, unique, [unique.index(s) for s in resolved]
+
+
 def _compute(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike, *, qid: ArrayLike | None,
              indptr: ArrayLike | None, doc_ids: ArrayLike | None, ties: str, relevance_level: float,
              gain: str, max_grade: float | None, empty: str, nan: str, n_threads: int | None,
              ) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
     """Validate, run the kernel once for all specs, apply the empty-query policy."""
-    ties_code = check_ties(ties)
-    level = check_level(relevance_level)
-    check_choice(gain, "gain", ("linear", "exponential"))
-    check_choice(empty, "empty", _EMPTY)
-    threads = effective_n_threads(n_threads)
-    batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code, nan=nan)
-    specs = [spec.resolved(gain) for spec in specs]
+    options = Options.check(ties=ties, relevance_level=relevance_level, gain=gain, empty=empty, nan=nan,
+                            n_threads=n_threads)
+    values, columns, specs, batch, n_relevant = compute_values(
+        specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, options=options, max_grade=max_grade)
+    apply_empty(values, n_relevant, batch.query_ids, empty, relevance_level)
+    return values, columns, specs, batch, n_relevant
+
+
+def compute_values(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike, *,
+                   qid: ArrayLike | None, indptr: ArrayLike | None, doc_ids: ArrayLike | None,
+                   options: Options, max_grade: float | None,
+                   ) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
+    """Every metric of ``specs`` for every query of one call's data, checked (the empty-query
+    policy not yet applied): values (one column per distinct spec), each spec's column, the
+    specs with the gain filled in, the batch and each query's relevant count."""
+    ties_code = check_ties(options.ties)
+    threads = effective_n_threads(options.n_threads)
+    batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code,
+                     nan=options.nan)
+    specs, unique, columns = unique_specs(specs, options.gain)
     _check_gains(specs, batch)
+    level = options.level
     if batch.y_true.dtype.kind in "iu" and batch.max_label > _EXACT_FLOAT_INT and level > _EXACT_FLOAT_INT:
-        raise ValueError(f"relevance_level={relevance_level!r} and labels of y_true are both above 2**53, "
-                         "where float64 cannot compare integers exactly; pass a relevance_level <= 2**53")
+        raise ValueError(f"relevance_level={options.relevance_level!r} and labels of y_true are both "
+                         "above 2**53, where float64 cannot compare integers exactly; pass a "
+                         "relevance_level <= 2**53")
     grade = check_max_grade(max_grade, batch.max_label)
-    unique = list(dict.fromkeys(specs))
     values, n_relevant, nan_found = _run_kernel(batch, unique, ties_code, level, grade, threads)
     # NaN scores are found by the kernel as it reads them (as_batch does not look), so
     # the error comes now, before any result is used. Without queries it looked at none.
-    if nan == "raise" and (nan_found or values.shape[0] == 0):
+    if options.nan == "raise" and (nan_found or values.shape[0] == 0):
         as_scores(y_score)  # raises, naming the first NaN
         if nan_found:
             raise ValueError("y_score contains NaN; pass nan='last' to rank NaN scores below every number")
-    _apply_empty(values, n_relevant, batch.query_ids, empty, relevance_level)
-    return values, [unique.index(s) for s in specs], specs, batch, n_relevant
+    return values, columns, specs, batch, n_relevant
 
 
 def _run_kernel(batch: Batch, unique: Sequence[MetricSpec], ties_code: Ties, level: float, grade: float,
@@ -121,7 +184,7 @@ def _run_kernel(batch: Batch, unique: Sequence[MetricSpec], ties_code: Ties, lev
     return values, n_relevant, any(nan_queries)
 
 
-def _apply_empty(values: np.ndarray, n_relevant: np.ndarray, query_ids: np.ndarray, empty: str,
+def apply_empty(values: np.ndarray, n_relevant: np.ndarray, query_ids: np.ndarray, empty: str,
                  relevance_level: float) -> None:
     """The empty-query policy: queries without a relevant item stay, become NaN, or raise."""
     empty_rows = n_relevant == 0
@@ -216,7 +279,13 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties,
         relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
         n_threads=n_threads)
-    return Results(names, values, batch.query_ids, ties, columns=columns,
+    return make_results(names, values, columns, batch.query_ids, ties, gain, n_relevant)
+
+
+def make_results(names: Sequence[str], values: np.ndarray, columns: Sequence[int], query_ids: np.ndarray,
+                 ties: str, gain: str, n_relevant: np.ndarray) -> Results:
+    """evaluate()'s Results, in which every spelling of an asked metric finds its column."""
+    return Results(names, values, query_ids, ties, columns=columns,
                    key=lambda name: parse_metric(name).resolved(gain), n_relevant=n_relevant)
 
 

@@ -206,6 +206,43 @@ class Ranks:
                    np.concatenate([p._equal for p in parts]),
                    np.concatenate([p._n_candidates for p in parts]) if known else None)
 
+    def merge(self, other: Ranks) -> Ranks:
+        """The ranks of the same queries against the candidates of both (a new Ranks).
+
+        ``self`` and ``other`` rank the same true answers (same queries, same order)
+        against disjoint sets of candidates, e.g. blocks of the entities of a knowledge
+        graph scored on different machines: counts add, and ``n_candidates`` is
+        ``n1 + n2 - 1`` (the true answer is counted once), or None unless both know it.
+        :func:`rankwise.rank_metrics` of the result equals one :func:`rank_positive`
+        over all the candidates.
+
+        Examples
+        --------
+        >>> import rankwise as rw
+        >>> first = rw.rank_positive([0.5], [[0.9, 0.5]])    # entities 0-1
+        >>> second = rw.rank_positive([0.5], [[0.7, 0.1]])   # entities 2-3
+        >>> merged = first.merge(second)
+        >>> merged.greater, merged.equal, merged.n_candidates
+        (array([2]), array([1]), array([5]))
+        """
+        if not isinstance(other, Ranks):
+            raise TypeError(f"Ranks.merge takes Ranks, got {type(other).__name__}")
+        if len(other) != len(self):
+            raise ValueError(f"Ranks.merge needs the ranks of the same queries: {len(self)} here, "
+                             f"{len(other)} in the other")
+        # Each count is at most 2**52: no sum overflows int64.
+        greater, equal = self._greater + other._greater, self._equal + other._equal
+        n_candidates = None
+        if self._n_candidates is not None and other._n_candidates is not None:
+            n_candidates = self._n_candidates + other._n_candidates - 1
+        # The true answer and its competitors: as many as n_candidates when it is known.
+        total = greater + equal + 1 if n_candidates is None else n_candidates
+        _check_total(total, "the merged ranks")
+        ranks = Ranks.__new__(Ranks)
+        ranks._greater, ranks._equal = _read_only(greater), _read_only(equal)
+        ranks._n_candidates = None if n_candidates is None else _read_only(n_candidates)
+        return ranks
+
     @property
     def greater(self) -> np.ndarray:
         return self._greater
@@ -473,6 +510,15 @@ def _count_pool(pos: np.ndarray, pool: np.ndarray, mask: ArrayLike | None, n_thr
     return counts
 
 
+def _check_total(candidates: np.ndarray, what: str, remedy: str = "") -> None:
+    """Refuse a query with more candidates (the true answer included) than the 2**52 a query can have."""
+    over = candidates > MAX_COUNT
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        raise ValueError(f"{what} would give query {i} {candidates[i]} candidates, beyond the {_MAX_TEXT} a "
+                         f"query can have{remedy}")
+
+
 def _check_nan(counts: np.ndarray, nan: str, name: str) -> None:
     if nan != "raise":
         return
@@ -672,13 +718,50 @@ class RankBuilder:
         counts = cands.count(self._pos, self._threads)
         _check_nan(counts, self._nan, "neg_scores")
         # Both terms are at most 2**52 (or an array's length): the sum cannot overflow.
-        total = self._counts[:, _UNMASKED] + counts[:, _UNMASKED]
-        over = total >= MAX_COUNT
-        if over.any():
-            i = int(np.flatnonzero(over)[0])
-            raise ValueError(f"neg_scores: this chunk would give query {i} {total[i] + 1} candidates, beyond "
-                             f"the {_MAX_TEXT} a query can have; the builder is unchanged")
+        _check_total(self._counts[:, _UNMASKED] + counts[:, _UNMASKED] + 1, "neg_scores: this chunk",
+                     "; the builder is unchanged")
         self._counts += counts
+        return self
+
+    def merge(self, other: RankBuilder) -> RankBuilder:
+        """Add the counts of a builder of the same queries that saw other candidates; returns self.
+
+        ``other`` must have the same ``pos_score``, ``true_index`` and ``nan`` policy
+        (it ranks the same true answers, e.g. on another machine, against another
+        block of candidates); it is not changed. The merged builder's ranks equal one
+        builder fed every chunk of both. A check that fails raises and leaves the
+        builder unchanged.
+
+        Examples
+        --------
+        >>> import rankwise as rw
+        >>> pos = [0.5, 0.2]
+        >>> one = rw.RankBuilder(pos).update([[0.9, 0.5], [0.1, 0.2]])
+        >>> two = rw.RankBuilder(pos).update([[0.1, 0.7], [0.3, 0.0]])
+        >>> ranks = one.merge(two).ranks()
+        >>> ranks.greater, ranks.equal, ranks.n_candidates
+        (array([2, 1]), array([1, 1]), array([5, 5]))
+        """
+        if not isinstance(other, RankBuilder):
+            raise TypeError(f"RankBuilder.merge takes a RankBuilder, got {type(other).__name__}")
+        if other._pos.shape != self._pos.shape:
+            raise ValueError(f"RankBuilder.merge needs builders of the same queries: {self._pos.shape[0]} "
+                             f"here, {other._pos.shape[0]} in the other")
+        if not np.array_equal(other._pos, self._pos):
+            i = int(np.flatnonzero(other._pos != self._pos)[0])
+            raise ValueError(f"RankBuilder.merge needs builders of the same true answers: pos_score[{i}] is "
+                             f"{float(self._pos[i])!r} here, {float(other._pos[i])!r} in the other")
+        mine, theirs = self._true_index, other._true_index
+        if not (mine is None and theirs is None or mine is not None and theirs is not None
+                and np.array_equal(mine, theirs)):
+            raise ValueError("RankBuilder.merge needs builders with the same true_index (or neither with "
+                             "one)")
+        if other._nan != self._nan:
+            raise ValueError(f"RankBuilder.merge needs builders with the same nan policy: nan={self._nan!r} "
+                             f"here, nan={other._nan!r} in the other")
+        _check_total(self._counts[:, _UNMASKED] + other._counts[:, _UNMASKED] + 1, "RankBuilder.merge",
+                     "; the builder is unchanged")
+        self._counts += other._counts
         return self
 
     def ranks(self) -> Ranks:
