@@ -507,3 +507,36 @@ def test_mann_whitney_names_each_bad_argument(kwargs, error, message):
         return
     with pytest.raises(error, match=message):
         rw.mann_whitney(**options)
+
+
+# --------------------------------------------------------------------------------------
+# Objects standing for Results (an engine's results): the __rankwise_results__ protocol
+# --------------------------------------------------------------------------------------
+
+class _Remote:
+    """Results computed elsewhere, as rankwise.spark's are: handed over on request."""
+
+    def __init__(self, results):
+        self.results = results
+        self.calls = 0
+
+    def __rankwise_results__(self):
+        self.calls += 1
+        return self.results
+
+
+def test_objects_with_rankwise_results_are_read_as_their_results(rng):
+    labels, a, b = rng.integers(0, 2, (30, 8)), rng.random((30, 8)), rng.random((30, 8))
+    res_a, res_b = rw.evaluate(labels, a, ["MAP", "MRR"]), rw.evaluate(labels, b, ["MAP", "MRR"])
+    remote_a, remote_b = _Remote(res_a), _Remote(res_b)
+    got = rw.compare(remote_a, remote_b, metric="MAP", seed=1)
+    assert got == rw.compare(res_a, res_b, metric="MAP", seed=1)
+    assert (remote_a.calls, remote_b.calls) == (1, 1)
+    assert rw.mann_whitney(remote_a, res_b, metric="MRR") == rw.mann_whitney(res_a, res_b, metric="MRR")
+    report = rw.compare_systems({"a": remote_a, "b": remote_b}, metrics=["MAP"], seed=1)
+    assert report.to_text() == rw.compare_systems({"a": res_a, "b": res_b}, metrics=["MAP"], seed=1).to_text()
+
+
+def test_rankwise_results_must_return_results():
+    with pytest.raises(TypeError, match=r"_Remote.__rankwise_results__\(\) must return rankwise.Results, got list"):
+        rw.compare(_Remote([1.0, 2.0]), [1.0, 2.0])

@@ -617,3 +617,55 @@ def test_a_run_seeded_with_the_qrels_docnos_evaluates_as_the_plain_one(seed):
             a = rw.trec_eval(qrels, plain, measures, ties=ties, complete=complete)
             b = rw.trec_eval(qrels, seeded, measures, ties=ties, complete=complete)
             assert a.format(per_query=True) == b.format(per_query=True), (ties, complete)
+
+
+# --------------------------------------------------------------------------------------
+# trec_eval_part and TrecResults.concat: queries split into parts, as an engine's partitions
+# --------------------------------------------------------------------------------------
+
+def _split(qrels, run, n_parts, as_ids):
+    """Qrels and Run of each part: the queries hashed into n_parts, both sides together."""
+    parts = []
+    for p in range(n_parts):
+        def rows(data, p=p):
+            out = [(q, d, v) for q, docs in data.to_dict().items() for d, v in docs.items()
+                   if hash(str(q)) % n_parts == p]
+            return [np.array([r[i] for r in out], dtype=kind) for i, kind in enumerate(as_ids)]
+        parts.append((rw.Qrels.from_arrays(*rows(qrels)), rw.Run.from_arrays(*rows(run), name=run.name)))
+    return parts
+
+
+@pytest.mark.parametrize("complete", [False, True])
+@pytest.mark.parametrize("ids", ["text", "integers"])
+def test_parts_concatenated_equal_one_evaluation(complete, ids):
+    from rankwise.trec.evaluation import trec_eval_part
+
+    qrels, run = rw.trec.read_example()
+    as_ids = (object, object, np.float64)
+    if ids == "integers":  # ids of 1 to 3 digits, so that byte order differs from numeric order
+        number = {q: 7 ** i % 997 for i, q in enumerate(sorted(set(qrels.query_ids) | set(run.query_ids)))}
+        qrels = rw.Qrels.from_dict({number[q]: j for q, j in qrels.to_dict().items()})
+        run = rw.Run.from_dict({number[q]: d for q, d in run.to_dict().items()}, name=run.name)
+        as_ids = (np.int64, object, np.float64)
+    whole = rw.trec_eval(qrels, run, ["all_trec"], complete=complete)
+    for n_parts in (1, 3, 16):   # 16: parts without qrels, without run, without either
+        parts = [trec_eval_part(q, r, ["all_trec"], complete=complete) for q, r in _split(qrels, run, n_parts, as_ids)]
+        joined = rw.TrecResults.concat(parts[::-1])
+        assert joined.format(per_query=True) == whole.format(per_query=True)
+        assert joined.mean() == whole.mean()
+        assert joined.query_ids.tolist() == whole.query_ids.tolist()
+
+
+def test_concat_raises_trec_evals_errors():
+    from rankwise.trec.evaluation import trec_eval_part
+
+    qrels, run = rw.Qrels.from_dict({"q1": {"a": 1}}), rw.Run.from_dict({"q2": {"a": 1.0}})
+    part = trec_eval_part(qrels, run, ["map"])
+    assert part.n_queries == 0
+    other = trec_eval_part(rw.Qrels.from_dict({"q3": {"a": 1}}), rw.Run.from_dict({"q4": {"a": 1.0}}), ["map"])
+    with pytest.raises(ValueError, match="the qrels have 2 queries and the run 2, none in common"):
+        rw.TrecResults.concat([part, other])
+    with pytest.raises(ValueError, match="the parts differ in measures, run name or ties"):
+        rw.TrecResults.concat([part, trec_eval_part(qrels, run, ["P.5"])])
+    with pytest.raises(ValueError, match="nothing to evaluate: the qrels have no queries"):
+        rw.TrecResults.concat([])

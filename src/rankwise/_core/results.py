@@ -13,7 +13,7 @@ import numpy as np
 
 from .exact import ExactSum
 
-__all__ = ["Results", "mean_over_queries"]
+__all__ = ["Results", "as_results", "mean_over_queries"]
 
 # The HTML table shows the first and last queries of a longer one.
 _HTML_HEAD = 10
@@ -180,3 +180,30 @@ class Results:
         rows.append(f"<tr><th>{self._summary_label}</th>{means}</tr>")
         return (f"<p>{cell(type(self).__name__)}: {cell(self._describe())}</p><table><thead><tr>{head}</tr>"
                 f"</thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def as_results(x: Any) -> Any:
+    """``x`` itself, or the :class:`Results` it stands for.
+
+    An object whose type defines ``__rankwise_results__()`` (the results of
+    :func:`rankwise.spark.evaluate` and :func:`rankwise.dask.evaluate`, whose values live on
+    an engine) gives the per-query table that method returns: statistics read it as they
+    read ``Results``, without importing the engine.
+
+    Examples
+    --------
+    >>> import rankwise as rw
+    >>> class Remote:
+    ...     def __rankwise_results__(self):
+    ...         return rw.evaluate([[1, 0]], [[0.2, 0.1]], ["MRR"])
+    >>> as_results(Remote()).mean()
+    {'MRR': 1.0}
+    """
+    method = getattr(type(x), "__rankwise_results__", None)
+    if method is None:
+        return x
+    results = method(x)
+    if not isinstance(results, Results):
+        raise TypeError(f"{type(x).__name__}.__rankwise_results__() must return rankwise.Results, got "
+                        f"{type(results).__name__}")
+    return results

@@ -20,8 +20,9 @@ from ._enums import Ties
 from .duplicates import duplicate_message, first_duplicate_rows
 
 __all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_integers", "as_real", "as_scores",
-           "check_choice", "check_exact_integers", "check_flag", "check_ties", "check_level",
-           "check_max_grade", "position", "rows_contiguous", "value_error"]
+           "bad_label_message", "check_choice", "check_exact_integers", "check_flag", "check_ties",
+           "check_level", "check_max_grade", "nan_scores_message", "position", "rows_contiguous",
+           "value_error"]
 
 TIES = {
     "expected": Ties.EXPECTED,
@@ -338,10 +339,20 @@ def as_scores(values: Any, name: str = "y_score", *, check_nan: bool = True,
         raise TypeError(f"{name} must be numeric (float32/float64, or integers), got dtype {arr.dtype}")
     arr = rows_contiguous(arr) if rows_only else _native_contiguous(arr)
     if check_nan and arr.size and np.isnan(arr.min()):
-        where = position(arr.shape, int(np.flatnonzero(np.isnan(arr.reshape(-1)))[0]))
-        raise ValueError(f"{name} contains NaN (first at {where}); pass nan='last' to rank NaN "
-                         "scores below every number")
+        first = int(np.flatnonzero(np.isnan(arr.reshape(-1)))[0])
+        raise ValueError(nan_scores_message(name, position(arr.shape, first)))
     return arr
+
+
+def nan_scores_message(name: str, where: str) -> str:
+    """The error for NaN scores, the first at ``where`` (``"position 3"``): one wording for
+    one machine and for the engines, which find the position in their own pass."""
+    return f"{name} contains NaN (first at {where}); pass nan='last' to rank NaN scores below every number"
+
+
+def bad_label_message(label: object, where: str) -> str:
+    """The error for a label that is negative or not finite, the first at ``where``."""
+    return f"y_true must hold finite labels >= 0; found {label!r} at {where}"
 
 
 def _as_labels(y_true: Any) -> tuple[np.ndarray, float]:
@@ -374,8 +385,7 @@ def _as_labels(y_true: Any) -> tuple[np.ndarray, float]:
     if not valid:
         flat = arr.reshape(-1)
         first = int(np.flatnonzero(~(np.isfinite(flat) & (flat >= 0)))[0])
-        raise ValueError(f"y_true must hold finite labels >= 0; found {flat[first].item()!r} at "
-                         f"{position(arr.shape, first)}")
+        raise ValueError(bad_label_message(flat[first].item(), position(arr.shape, first)))
     return arr, float(high)
 
 
@@ -422,13 +432,14 @@ def _group_by_qid(qid: Any, n_items: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return unique, indptr, order
 
 
-def _tie_keys(doc_ids: Any, shape: tuple[int, ...], indptr: np.ndarray,
-              shared: bool) -> tuple[np.ndarray, bool]:
+def _tie_keys(doc_ids: Any, shape: tuple[int, ...], indptr: np.ndarray, shared: bool,
+              order: np.ndarray | None) -> tuple[np.ndarray, bool]:
     """trec_eval's tie order as an int64 key: document id descending, byte-wise.
 
-    Returns the keys and whether they are one row's keys that every query reads: one
-    ranking's ids given for a 2-D ``y_score`` (shape ``(n_cols,)``) are ranked once and
-    never copied per query, so memory stays that of the inputs.
+    Returns the keys, in the grouped order ``order`` gives (None: as they are), and whether
+    they are one row's keys that every query reads: one ranking's ids given for a 2-D
+    ``y_score`` (shape ``(n_cols,)``) are ranked once and never copied per query, so memory
+    stays that of the inputs.
     """
     if doc_ids is None:
         raise ValueError("ties='trec' orders tied items by document id; pass doc_ids= (one id per score)")
@@ -440,6 +451,8 @@ def _tie_keys(doc_ids: Any, shape: tuple[int, ...], indptr: np.ndarray,
         raise ValueError(f"doc_ids must have the shape of y_score {shape}, got {ids.shape}")
     if ids.dtype.kind not in "SU":
         ids = ids.astype(str)
+    if order is not None:
+        ids = ids[order]  # the duplicate search reads each query's rows together
     # Code-point order of str equals byte order of its UTF-8 encoding.
     unique, inverse = np.unique(ids.reshape(-1), return_inverse=True)
     keys = (unique.shape[0] - 1 - inverse.reshape(-1)).astype(np.int64)
@@ -501,9 +514,8 @@ def as_batch(y_true: Any, y_score: Any, *, qid: Any = None, indptr: Any = None, 
     tie_key = np.empty(0, dtype=np.int64)
     shared_keys = False
     if ties == Ties.TREC:
-        tie_key, shared_keys = _tie_keys(doc_ids, shape, offsets, shared)
+        tie_key, shared_keys = _tie_keys(doc_ids, shape, offsets, shared, order)
     scores, labels = scores.reshape(-1), labels.reshape(-1)
     if order is not None:
         scores, labels = scores[order], labels[order]
-        tie_key = tie_key[order] if tie_key.size else tie_key
     return Batch(offsets, scores, labels, tie_key, shared, query_ids, max_label, shared or shared_keys)

@@ -1182,7 +1182,10 @@ cdef int rank_query(const label_t* labels, const score_t* scores, const int64_t*
     if status != 0 or was_stopped(ws.stop):
         return status
     if q.t > 0:
-        label_order = 1 if prm.ties == OPTIMISTIC else (-1 if prm.ties == PESSIMISTIC else 0)
+        # EXPECTED sums each tie group's values (ERR, graded RBP in floating point): ordered
+        # by label, a group adds the same values in the same order whatever the input order
+        # of its rows, so shuffled rows (an engine's partitions) give the same bits.
+        label_order = 1 if prm.ties in (OPTIMISTIC, EXPECTED) else (-1 if prm.ties == PESSIMISTIC else 0)
         sort_items(ws.items, q.t, label_order, ws.stop)
         q.d = build_groups(ws, q.t)
         if use_top and not q.nan and not keyed and q.d <= FEW_GROUPS:

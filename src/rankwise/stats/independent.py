@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from numpy.typing import ArrayLike
 
-from .._core.results import Results
+from .._core.results import Results, as_results
 from .inputs import _check_metric, _exponent, _finite_rows, _per_query, _scaled, _snap
 from .options import _NAN_POLICIES, ALTERNATIVES, _choice
 
@@ -53,7 +53,9 @@ def mann_whitney(a: ArrayLike | Results, b: ArrayLike | Results, *,
     Parameters
     ----------
     a, b : array-like, Results or TrecResults
-        The two samples (any lengths).
+        The two samples (any lengths); or any object with ``__rankwise_results__()``,
+        such as the results of :func:`rankwise.spark.evaluate`, read as the Results it
+        returns.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: values of ``a`` tend to exceed those of ``b``.
     metric : str, optional
@@ -88,6 +90,7 @@ def mann_whitney(a: ArrayLike | Results, b: ArrayLike | Results, *,
 
     _choice(alternative, "alternative", ALTERNATIVES)
     _choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    a, b = as_results(a), as_results(b)
     _check_metric(metric, a, b)
     samples = []
     for name, x in (("a", a), ("b", b)):

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.results import Results
+from .._core.results import Results, as_results
 from .._core.validation import as_array, check_exact_integers, value_error
 
 __all__: list[str] = []
@@ -258,6 +258,7 @@ def _differences(a: np.ndarray, b: np.ndarray, ids: Sequence[Any] | None,
 def _paired_differences(a: Any, b: Any, metric: str | None, on_missing: str,
                         nan_policy: str) -> tuple[np.ndarray, int]:
     """(d, k) of :func:`_differences` for the inputs ``a`` and ``b`` of ``compare``, paired and checked."""
+    a, b = as_results(a), as_results(b)
     _check_metric(metric, a, b)
     id_a, values_a = _per_query(a, "a", metric)
     id_b, values_b = _per_query(b, "b", metric)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.results import Results
+from .._core.results import Results, as_results
 from .._core.validation import check_flag
 from ..trec.evaluation import Qrels, Run, TrecResults, trec_eval
 from .correction import correct
@@ -330,13 +330,13 @@ class ComparisonReport:
 def _systems(runs: Any, qrels: Qrels | None) -> list[Any]:
     """[(name, system)] from a dict, or a sequence of named Runs / TrecResults; checked before any work."""
     if isinstance(runs, Mapping):
-        items = list(runs.items())
+        items = [(name, as_results(system)) for name, system in runs.items()]
         for name, _ in items:
             if not isinstance(name, str):
                 raise TypeError(f"runs: system names (the dict's keys) must be str, got {name!r}")
     elif isinstance(runs, (list, tuple)):
         items = []
-        for system in runs:
+        for system in map(as_results, runs):
             if isinstance(system, Run):
                 items.append((system.name, system))
             elif isinstance(system, TrecResults):
@@ -514,7 +514,9 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
         ``{name: system}`` (str names) where a system is ``Results`` (from
         :func:`rankwise.evaluate`), ``TrecResults`` or a ``Run`` (evaluated against
         ``qrels`` with :func:`rankwise.trec_eval`); or a list of Runs / TrecResults named
-        by their run id.
+        by their run id. Any object with a ``__rankwise_results__()`` method (the results
+        of :func:`rankwise.spark.evaluate` or :func:`rankwise.spark.trec_eval`) counts as
+        the Results or TrecResults it returns.
     qrels : Qrels, optional
         Needed for Runs.
     metrics : str or list of str, optional

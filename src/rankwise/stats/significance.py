@@ -388,7 +388,9 @@ def compare(a: ArrayLike | Results, b: ArrayLike | Results,
         One value per query for each system. Plain arrays are paired by position; inputs
         with query ids (``Results``, ``TrecResults``, ``{query_id: value}``, Series) are
         paired by id, never by position, and put in sorted id order, so that the result
-        does not depend on the order of the queries.
+        does not depend on the order of the queries. Any object with a
+        ``__rankwise_results__()`` method (the results of :func:`rankwise.spark.evaluate`
+        and :func:`rankwise.dask.evaluate`) counts as the Results that method returns.
     test : {"randomization", "t", "wilcoxon", "sign", "bootstrap"}
         ``"randomization"`` (default): Fisher's paired randomization test. Under the null
         hypothesis each difference d_i = a_i - b_i is as likely to have the opposite

@@ -56,7 +56,7 @@ from .io import (
 )
 from .names import TrecSpec, parse_trec_measures
 
-__all__ = ["Qrels", "Run", "TrecResults", "trec_eval"]
+__all__ = ["Qrels", "Run", "TrecResults", "trec_eval", "trec_eval_part"]
 
 _TIES = ("trec", "expected", "optimistic", "pessimistic", "stable")
 # trec_eval's floor for the geometric means (gm_map, gm_bpref).
@@ -714,6 +714,8 @@ class TrecResults(Results):
     """
 
     _summary_label = "all"
+    # Queries of the qrels and of the run evaluated: what the error for none in common reports.
+    _sides = (0, 0)
 
     def __init__(self, specs: Iterable[TrecSpec], values: np.ndarray, query_ids: np.ndarray, n_queries: int,
                  run_name: str, ties: str, totals: dict[str, float] | None = None) -> None:
@@ -724,6 +726,52 @@ class TrecResults(Results):
                          columns=[j for _, j in per_query])
         self._n_queries = n_queries
         self.run_name = run_name
+
+    @classmethod
+    def concat(cls, parts: Iterable[TrecResults]) -> TrecResults:
+        """The results of disjoint sets of queries as one, as if evaluated together.
+
+        ``parts`` come from one evaluation's measures and options over queries split into
+        groups (:func:`rankwise.trec.evaluation.trec_eval_part` over an engine's partitions,
+        each holding all rows of its queries). Rows are put in trec_eval's order, so that
+        :meth:`mean` is trec_eval's summary over all of them, digit for digit.
+
+        Raises
+        ------
+        ValueError
+            When the parts differ in measures, run name or tie policy; when no part has a
+            query to evaluate (:func:`rankwise.trec_eval`'s error; no parts: no queries).
+
+        Examples
+        --------
+        >>> import rankwise as rw
+        >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+        >>> run = {"q1": {"a": 0.5, "x": 0.9}, "q2": {"b": 0.1}}
+        >>> parts = [rw.trec_eval(rw.Qrels.from_dict({q: qrels[q]}), rw.Run.from_dict({q: run[q]}), ["map"])
+        ...          for q in ("q2", "q1")]
+        >>> rw.TrecResults.concat(parts).mean()
+        {'map': 0.75}
+        >>> rw.trec_eval(rw.Qrels.from_dict(qrels), rw.Run.from_dict(run), ["map"]).mean()
+        {'map': 0.75}
+        """
+        parts = list(parts)
+        for part in parts[1:]:
+            if (part._specs, part.run_name, part.ties) != (parts[0]._specs, parts[0].run_name, parts[0].ties):
+                raise ValueError("TrecResults.concat joins parts of one evaluation: the parts differ in "
+                                 "measures, run name or ties")
+        held = [part for part in parts if part._n_queries]
+        if not held:
+            raise _nothing_to_evaluate(*(sum(part._sides[i] for part in parts) for i in (0, 1)))
+        first = held[0]
+        ids = np.concatenate([part.query_ids for part in held])
+        rank = StringTable.from_strings(ids)[0].byte_order() if ids.dtype == object else byte_order(ids)
+        order = np.argsort(rank, kind="stable")
+        totals = {name: _count(sum(part._totals.get(name, 0) for part in parts))
+                  for name in dict.fromkeys(name for part in parts for name in part._totals)}
+        joined = cls(first._specs, np.concatenate([part._values for part in held])[order], ids[order],
+                     sum(part._n_queries for part in held), first.run_name, first.ties, totals)
+        joined._sides = (sum(part._sides[0] for part in parts), sum(part._sides[1] for part in parts))
+        return joined
 
     def _column(self, name: Any) -> int:
         if isinstance(name, str) and name in _SUMMARY_LABELS:
@@ -1229,6 +1277,23 @@ def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official
     >>> rw.trec_eval(qrels, run, ["map", "recip_rank"], ties="expected").mean()
     {'map': 0.7083333333333333, 'recip_rank': 0.75}
     """
+    return _trec_eval(qrels, run, measures, complete, relevance_level, depth, ties, n_threads, part=False)
+
+
+def trec_eval_part(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official",), *,
+                   complete: bool = False, relevance_level: float = 1, depth: int | None = None,
+                   ties: str = "trec", n_threads: int | None = None) -> TrecResults:
+    """:func:`trec_eval` of one part of the queries, which :meth:`TrecResults.concat` joins.
+
+    For an engine whose partitions each hold every judgement and every retrieved document
+    of their queries: a part with no query to evaluate gives no rows, where
+    :func:`trec_eval` raises; the parts joined raise that error if none has a row.
+    """
+    return _trec_eval(qrels, run, measures, complete, relevance_level, depth, ties, n_threads, part=True)
+
+
+def _trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str], complete: bool, relevance_level: float,
+               depth: int | None, ties: str, n_threads: int | None, part: bool) -> TrecResults:
     if not isinstance(qrels, Qrels) or not isinstance(run, Run):
         raise TypeError("trec_eval(qrels, run, ...) takes a Qrels and a Run (see Qrels.read, Run.read)")
     check_choice(ties, "ties", _TIES)
@@ -1239,14 +1304,20 @@ def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official
     specs = parse_trec_measures(measures)
     _check_expected(specs, ties, depth)
     join = _Join(qrels, run, complete, threads)
-    if not join.qrels_query.shape[0] or not run.n_queries:
-        raise _nothing_to_evaluate(qrels.n_queries, run.n_queries)
-    kernel_specs = _kernel_columns(specs)
-    if limit:
-        values = _evaluate(join, kernel_specs, ties, level, limit, threads)
+    if not join.qrels_query.shape[0] or not (run.n_queries or part):
+        if not part:
+            raise _nothing_to_evaluate(qrels.n_queries, run.n_queries)
+        values = np.empty((0, len(specs)))
     else:
-        values = _empty_rankings(kernel_specs, _judgement_counts(join, level, threads)[0])
-    return _results(join, specs, _assemble(specs, kernel_specs, values), run.name, ties, complete)
+        kernel_specs = _kernel_columns(specs)
+        if limit:
+            values = _evaluate(join, kernel_specs, ties, level, limit, threads)
+        else:
+            values = _empty_rankings(kernel_specs, _judgement_counts(join, level, threads)[0])
+        values = _assemble(specs, kernel_specs, values)
+    results = _results(join, specs, values, run.name, ties, complete)
+    results._sides = (qrels.n_queries, run.n_queries)
+    return results
 
 
 def _results(join: _Join, specs: Sequence[TrecSpec], values: np.ndarray, run_name: str, ties: str,
