@@ -1,0 +1,471 @@
+"""rankwise on Dask: :func:`evaluate` and :func:`trec_eval` over ``dask.dataframe``.
+
+The numbers are those of one machine, bit for bit: per-query values equal
+:func:`rankwise.evaluate`'s on the columns of ``ddf.compute()``, and means are the
+exactly rounded sums of :class:`rankwise.Accumulator`, so no partitioning changes a digit.
+
+The rows of one query are brought together once, by ``ddf.shuffle(on=qid)`` (skipped when
+the frame is already partitioned by the query id: the index with known divisions, or a
+frame Dask itself shuffled on that column), and each partition is evaluated by one kernel
+call on its NumPy columns, never a Python call per query. Needs ``pip install
+"rankwise[dask]"``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+try:
+    import dask
+    import dask.dataframe as dd
+    import pandas as pd
+    import pyarrow as pa
+except ImportError:
+    raise ImportError('rankwise.dask needs Dask: pip install "rankwise[dask]"') from None
+
+from ._core.results import Results
+from ._engines import (
+    LABELS,
+    EvaluateJob,
+    TrecJob,
+    combine,
+    combine_trec,
+    evaluate_job,
+    evaluate_partition,
+    first_invalid,
+    partition_outcome,
+    per_query_rows,
+    trec_job,
+    trec_outcome,
+    trec_partition,
+)
+from .trec import TrecResults
+
+__all__ = ["DaskResults", "DaskTrecResults", "evaluate", "trec_eval"]
+
+# The row order of the input, kept through a shuffle for ties="stable": the partition number
+# above bit 33 and the position within the partition below, as Spark's
+# monotonically_increasing_id numbers rows.
+_ORDER = "__rankwise_order__"
+_ROW_BITS = 33
+# The query id as text: what qrels and run are shuffled on when one has integer ids and the
+# other strings (an integer id is the same query as its decimal text).
+_KEY = "__rankwise_query_key__"
+
+
+def _check_frame(frame: object, name: str) -> Any:
+    if not isinstance(frame, dd.DataFrame):
+        raise TypeError(f"{name} must be a dask.dataframe.DataFrame, got {type(frame).__name__}")
+    return frame
+
+
+def _check_npartitions(npartitions: object) -> int | None:
+    if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(npartitions, int)
+                                    or npartitions < 1):
+        raise ValueError(f"npartitions must be None or an integer >= 1, got {npartitions!r}")
+    return npartitions
+
+
+def _values(part: Any, name: str) -> np.ndarray:
+    """A column (or the index, when it has that name) of a pandas frame, as NumPy makes it."""
+    return (part[name] if name in part.columns else part.index).to_numpy()
+
+
+def _series(frame: Any, name: str) -> Any:
+    return frame[name] if name in frame.columns else frame.index
+
+
+def _check_columns(frame: Any, columns: Iterable[tuple[str, str]], what: str) -> None:
+    """Every named column is in ``frame``'s columns (or is its index's name)."""
+    for role, name in columns:
+        if name not in frame.columns and name != frame.index.name:
+            shown = ", ".join(map(repr, frame.columns))
+            raise ValueError(f"{role}={name!r} is not a column of {what} (nor its index's name); its "
+                             f"columns: {shown}")
+
+
+def _probe(meta: Any, names: Iterable[str]) -> dict[str, np.ndarray]:
+    """One made-up row of each named column in the NumPy dtype its partitions will have, so
+    that evaluate's checks of dtypes run before any task."""
+    probe = {}
+    for name in names:
+        dtype = _values(meta, name).dtype
+        probe[name] = np.zeros(1, dtype) if dtype.kind in "biufcmM" else np.array(["x"], dtype=object)
+    return probe
+
+
+def _partitioned(frame: Any, name: str) -> bool:
+    """Whether every row of each value of column (or index) ``name`` lies in one partition."""
+    if name not in frame.columns:
+        return bool(frame.known_divisions)
+    # What Dask knows of its own shuffles (dask-expr); other frames are shuffled again.
+    shuffled: set[Any] = getattr(getattr(frame, "expr", None), "unique_partition_mapping_columns_from_shuffle",
+                                 set())
+    return name in shuffled or (name,) in shuffled
+
+
+def _number_rows(part: Any, partition_info: dict[str, Any] | None = None) -> Any:
+    number = partition_info["number"] if partition_info else 0
+    rows = np.arange(len(part), dtype=np.int64)
+    return part.assign(**{_ORDER: (np.int64(number) << _ROW_BITS) | rows})
+
+
+def _with_row_order(frame: Any) -> Any:
+    meta = frame._meta.assign(**{_ORDER: np.empty(0, dtype=np.int64)})
+    return frame.map_partitions(_number_rows, meta=meta)
+
+
+def _by_query(frame: Any, name: str, npartitions: int | None, keep_order: bool, on: str | None = None) -> Any:
+    """``frame`` with every row of a query in one partition: shuffled on ``on`` (default
+    ``name``, the query column or index) unless it already is, with the row-order column
+    when ``keep_order``."""
+    if _partitioned(frame, name) and on is None:
+        if npartitions is None or npartitions == frame.npartitions:
+            return frame
+        if name not in frame.columns:
+            return frame.repartition(npartitions=npartitions)  # known divisions stay whole
+    if keep_order:
+        frame = _with_row_order(frame)
+    count = npartitions or frame.npartitions
+    if on is None and name not in frame.columns:
+        return frame.shuffle(on_index=True, npartitions=count)
+    return frame.shuffle(on=on or name, npartitions=count)
+
+
+def _order(part: Any) -> np.ndarray | None:
+    return part[_ORDER].to_numpy() if _ORDER in part.columns else None
+
+
+def _job_columns(part: Any, job: EvaluateJob) -> dict[str, np.ndarray]:
+    return {name: _values(part, name) for _, name in job.columns}
+
+
+def _evaluate_outcome(part: Any, job: EvaluateJob, want: str) -> bytes:
+    return partition_outcome(job, _job_columns(part, job), _order(part), want=want)
+
+
+def _per_query_frame(part: Any, job: EvaluateJob, meta: Any) -> Any:
+    ids, values = per_query_rows(job, _job_columns(part, job), _order(part))
+    return _frame(meta, ids, values)
+
+
+def _frame(meta: Any, ids: np.ndarray, values: list[np.ndarray]) -> Any:
+    """A per-query partition laid out as ``meta``: the query ids (its first column, or its
+    index when that has a name), then one column per metric."""
+    names = list(meta.columns)
+    if meta.index.name is None:
+        frame = pd.DataFrame(dict(zip(names, [ids, *values], strict=True)))
+    else:
+        frame = pd.DataFrame(dict(zip(names, values, strict=True)), index=pd.Index(ids, name=meta.index.name))
+        frame.index = frame.index.astype(meta.index.dtype)
+    return frame.astype(meta.dtypes.to_dict())
+
+
+def _per_query_meta(frame: Any, qid: str, names: Iterable[str]) -> Any:
+    """The per-query frame's (empty) layout: the query column or index of ``frame``, then a
+    float64 column per name."""
+    columns = {name: np.empty(0, dtype=np.float64) for name in names}
+    if qid in columns:
+        raise ValueError(f"the query column {qid!r} has the name of a metric; rename it")
+    if qid in frame.columns:
+        return pd.DataFrame({qid: frame._meta[qid], **columns})
+    return pd.DataFrame(columns, index=frame._meta.index[:0])
+
+
+def _first_invalid_of(values: Any, kind: str) -> tuple[int, int | None, Any]:
+    """One partition's length, and the position and value of its first bad label or NaN score."""
+    array = values.to_numpy()
+    found = first_invalid(kind, array)
+    return array.shape[0], found, None if found is None else array[found].item()
+
+
+def _locate(frame: Any, name: str, kind: str) -> tuple[int, Any]:
+    """Position in ``frame.compute()``'s row order, and value, of the first bad label or NaN
+    score of column ``name``: one pass, made only to word that error."""
+    parts = _series(frame, name).to_delayed()
+    offset = 0
+    for length, found, value in dask.compute(*[dask.delayed(_first_invalid_of)(p, kind) for p in parts]):
+        if found is not None:
+            return offset + found, value
+        offset += length
+    raise RuntimeError(f"column {name!r} changed between two passes over it: a partition's task found a "
+                       "bad value that a second pass does not")
+
+
+def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y_score: str,
+             doc_ids: str | None = None, ties: str = "expected", relevance_level: float = 1,
+             gain: str = "linear", max_grade: float | None = None, empty: str = "zero", nan: str = "raise",
+             npartitions: int | None = None) -> DaskResults:
+    """:func:`rankwise.evaluate` over a Dask DataFrame with one row per (query, item).
+
+    Lazy: nothing runs until :meth:`DaskResults.mean`, :meth:`DaskResults.compute` or a
+    computation of :attr:`DaskResults.per_query`, except one pass for the largest label when
+    ERR or graded RBP needs it and ``max_grade`` is not given (as :func:`rankwise.evaluate`
+    takes it from all rows).
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        One row per item of a query, in any order and partitioning.
+    metrics : str or iterable of str
+        Metric names, as :func:`rankwise.evaluate` takes them.
+    qid, y_true, y_score : str
+        Column names of the query ids (a column, or the index's name), the relevance labels
+        and the scores.
+    doc_ids : str, optional
+        Column name of the document ids, for ``ties="trec"``.
+    ties, relevance_level, gain, max_grade, empty, nan
+        As :func:`rankwise.evaluate`. ``ties="stable"`` breaks ties by the order of the rows in
+        ``ddf.compute()``, which the shuffle keeps by numbering the rows first.
+    npartitions : int, optional
+        Partitions after the shuffle by query id (default: those of ``ddf``).
+
+    Returns
+    -------
+    DaskResults
+        ``.mean()``, ``.per_query`` (a lazy Dask DataFrame), ``.compute()`` (a Results).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Before any task: what :func:`rankwise.evaluate` raises for the metric names and
+        options, a column that ``ddf`` lacks, a column whose dtype evaluate refuses (string
+        scores). From :meth:`DaskResults.mean` and :meth:`DaskResults.compute`: exactly what
+        :func:`rankwise.evaluate` raises for the rows (NaN scores, negative labels, ...).
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd, rankwise.dask as rwd
+    >>> frame = pd.DataFrame({"q": [1, 1, 2, 2], "label": [1, 0, 0, 1], "score": [0.9, 0.8, 0.7, 0.3]})
+    >>> res = rwd.evaluate(dd.from_pandas(frame, npartitions=2), ["MRR", "P@1"], qid="q",
+    ...                    y_true="label", y_score="score")
+    >>> res.mean()
+    {'MRR': 0.75, 'P@1': 0.5}
+    >>> res.per_query.compute().sort_values("q").to_dict("list")
+    {'q': [1, 2], 'MRR': [1.0, 0.5], 'P@1': [1.0, 0.0]}
+    """
+    _check_frame(ddf, "ddf")
+    job = evaluate_job(metrics, qid=qid, y_true=y_true, y_score=y_score, doc_ids=doc_ids, ties=ties,
+                       relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan)
+    _check_columns(ddf, job.columns, "ddf")
+    evaluate_partition(job, _probe(ddf._meta, [name for _, name in job.columns]))
+    if job.needs_max_grade:
+        largest = _series(ddf, y_true).max().compute()
+        job = job.with_max_grade(np.nan if pd.isna(largest) else float(largest))
+    return DaskResults(ddf, job, _check_npartitions(npartitions))
+
+
+class DaskResults:
+    """The results of :func:`evaluate`: lazy until asked for.
+
+    Attributes
+    ----------
+    per_query : dask.dataframe.DataFrame
+        One row per query: the query id (a column, or the index when ``qid`` named the
+        index), then one float64 column per metric, in the order asked. Lazy; the queries
+        of a partition are sorted by id, the partitions in no particular order.
+    metrics : tuple of str
+        The metric names, as asked.
+
+    :meth:`mean` and :meth:`compute` each run the evaluation once and keep what it gave.
+    Statistics (:func:`rankwise.compare`, ...) take a DaskResults as they take a Results.
+    """
+
+    def __init__(self, ddf: Any, job: EvaluateJob, npartitions: int | None) -> None:
+        qid = job.names["qid"]
+        self._source = ddf
+        self._job = job
+        self._grouped = _by_query(ddf, qid, npartitions, job.stable)
+        meta = _per_query_meta(ddf, qid, job.metrics)
+        self.per_query = self._grouped.map_partitions(_per_query_frame, job, meta, meta=meta)
+        self._means: dict[str, float] | None = None
+        self._results: Results | None = None
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return self._job.metrics
+
+    def mean(self) -> dict[str, float]:
+        """Mean over queries of every metric, in the order asked: :func:`rankwise.evaluate`'s
+        ``mean()`` on the same rows, digit for digit. Computes only the partitions' sums."""
+        if self._results is not None:
+            return self._results.mean()
+        if self._means is None:
+            self._means = self._combine("mean")
+        return dict(self._means)
+
+    def compute(self) -> Results:
+        """Every query's values as one :class:`rankwise.Results`, equal to
+        :func:`rankwise.evaluate`'s on the columns of ``ddf.compute()``, bit for bit."""
+        if self._results is None:
+            self._results = self._combine("results")
+        return self._results
+
+    def __rankwise_results__(self) -> Results:
+        return self.compute()
+
+    def _combine(self, want: str) -> Any:
+        parts = self._grouped.to_delayed()
+        outcomes = dask.compute(*[dask.delayed(_evaluate_outcome)(part, self._job, want) for part in parts])
+        return combine(self._job, outcomes, self._locate, want)
+
+    def _locate(self, kind: str) -> tuple[int, Any]:
+        return _locate(self._source, self._job.names["y_true" if kind == LABELS else "y_score"], kind)
+
+    def __repr__(self) -> str:
+        return (f"DaskResults({', '.join(self._job.metrics)}; {self._grouped.npartitions} partitions, "
+                f"ties={self._job.settings['ties']!r})")
+
+
+def _table(part: Any, names: list[str], keep_order: bool = False) -> Any:
+    """The named columns of a pandas partition as an Arrow table (strings without a Python
+    object each when pandas holds them in Arrow), rows in the input's order if ``keep_order``."""
+    if keep_order and _ORDER in part.columns:
+        part = part.sort_values(_ORDER, kind="stable")
+    if not all(name in part.columns for name in names):
+        part = part.reset_index()
+    return pa.Table.from_pandas(part[names], preserve_index=False)
+
+
+def _trec_outcome(qrels: Any, run: Any, job: TrecJob) -> bytes:
+    return trec_outcome(job, _table(qrels, [job.query, job.doc, job.relevance]),
+                        _table(run, [job.query, job.doc, job.score], keep_order=True))
+
+
+def _trec_frame(qrels: Any, run: Any, job: TrecJob, meta: Any) -> Any:
+    results = trec_partition(job, _table(qrels, [job.query, job.doc, job.relevance]),
+                             _table(run, [job.query, job.doc, job.score], keep_order=True))
+    return _frame(meta, results.query_ids, [np.asarray(results[name]) for name in job.names])
+
+
+def _numeric_ids(frame: Any, query: str) -> bool:
+    return _values(frame._meta, query).dtype.kind in "biuf"
+
+
+def _with_key(part: Any, query: str) -> Any:
+    return part.assign(**{_KEY: _values(part, query).astype(str)})
+
+
+def _trec_by_query(qrels: Any, run: Any, query: str, npartitions: int | None,
+                   stable: bool) -> tuple[Any, Any]:
+    """qrels and run with every row of a query in the partition of the same number in both."""
+    same = npartitions is None or npartitions == qrels.npartitions == run.npartitions
+    if (same and query not in qrels.columns and query not in run.columns and qrels.known_divisions
+            and qrels.divisions == run.divisions):
+        return qrels, run
+    count = npartitions or max(qrels.npartitions, run.npartitions)
+    on = None
+    if _numeric_ids(qrels, query) != _numeric_ids(run, query):
+        # Hashes of an integer and of its decimal text differ: both shuffle on the text.
+        qrels, run = (frame.map_partitions(_with_key, query, meta=_with_key(frame._meta, query))
+                      for frame in (qrels, run))
+        on = _KEY
+    return (_by_query(qrels, query, count, False, on=on or query),
+            _by_query(run, query, count, stable, on=on or query))
+
+
+def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",), *,
+              query: str = "query_id", doc: str = "doc_id", relevance: str = "relevance",
+              score: str = "score", name: str | None = None, complete: bool = False,
+              relevance_level: float = 1, depth: int | None = None, ties: str = "trec",
+              npartitions: int | None = None) -> DaskTrecResults:
+    """:func:`rankwise.trec_eval` over two Dask DataFrames: judgements and retrieved documents.
+
+    trec_eval's semantics, judged documents never retrieved included: each query's
+    judgements and documents meet in one partition (both frames shuffled by query id into
+    the same number of partitions), and the per-query values and summary equal
+    :func:`rankwise.trec_eval`'s on ``Qrels.from_pandas(qrels.compute())`` and
+    ``Run.from_pandas(run.compute())``.
+
+    Parameters
+    ----------
+    qrels : dask.dataframe.DataFrame
+        One row per judgement: columns ``query``, ``doc`` and ``relevance``.
+    run : dask.dataframe.DataFrame
+        One row per retrieved document: columns ``query``, ``doc`` and ``score``.
+    measures : str or iterable of str
+        trec_eval measure names, as :func:`rankwise.trec_eval` takes them.
+    query, doc, relevance, score : str
+        Column names (``query`` may be both frames' index name instead).
+    name : str, optional
+        The run's name (``runid``); default ``"rankwise"``.
+    complete, relevance_level, depth, ties
+        As :func:`rankwise.trec_eval`; ``ties="stable"`` keeps the order of ``run``'s rows.
+    npartitions : int, optional
+        Partitions after the shuffle (default: the larger partition count of the two).
+
+    Returns
+    -------
+    DaskTrecResults
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd, rankwise.dask as rwd
+    >>> ids = ["q1", "q1", "q2"]
+    >>> qrels = pd.DataFrame({"query_id": ids, "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
+    >>> run = pd.DataFrame({"query_id": ids, "doc_id": ["a", "x", "y"], "score": [0.5, 0.9, 0.3]})
+    >>> res = rwd.trec_eval(dd.from_pandas(qrels, npartitions=2), dd.from_pandas(run, npartitions=2),
+    ...                     ["map", "num_rel"])
+    >>> res.mean()
+    {'num_rel': 2, 'map': 0.25}
+    """
+    _check_frame(qrels, "qrels")
+    _check_frame(run, "run")
+    job = trec_job(measures, query=query, doc=doc, relevance=relevance, score=score, name=name,
+                   complete=complete, relevance_level=relevance_level, depth=depth, ties=ties)
+    _check_columns(qrels, (("query", query), ("doc", doc), ("relevance", relevance)), "qrels")
+    _check_columns(run, (("query", query), ("doc", doc), ("score", score)), "run")
+    trec_partition(job, pa.table(_probe(qrels._meta, [query, doc, relevance])),
+                   pa.table(_probe(run._meta, [query, doc, score])))
+    return DaskTrecResults(qrels, run, job, _check_npartitions(npartitions))
+
+
+class DaskTrecResults:
+    """The results of :func:`trec_eval`: lazy until asked for.
+
+    Attributes
+    ----------
+    per_query : dask.dataframe.DataFrame
+        One row per evaluated query: its id, then one float64 column per measure, in
+        trec_eval's order (the measures with per-query values). Lazy; a partition's queries
+        are in trec_eval's order, the partitions in no particular order.
+    names : tuple of str
+        The measures' names as trec_eval prints them.
+
+    :meth:`compute` (and :meth:`mean`, which needs every value in trec_eval's order) runs
+    the evaluation once and keeps what it gave.
+    """
+
+    def __init__(self, qrels: Any, run: Any, job: TrecJob, npartitions: int | None) -> None:
+        stable = dict(job.options)["ties"] == "stable"
+        self._job = job
+        self._qrels, self._run = _trec_by_query(qrels, run, job.query, npartitions, stable)
+        meta = _per_query_meta(qrels, job.query, job.names)
+        self.per_query = dd.map_partitions(_trec_frame, self._qrels, self._run, job, meta, meta=meta,
+                                           align_dataframes=False)
+        self._results: TrecResults | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._job.names
+
+    def mean(self) -> dict[str, float]:
+        """trec_eval's summary (its ``all`` lines), as :meth:`rankwise.TrecResults.mean`."""
+        return self.compute().mean()
+
+    def compute(self) -> TrecResults:
+        """Every evaluated query as one :class:`rankwise.TrecResults`, equal to
+        :func:`rankwise.trec_eval`'s on all rows."""
+        if self._results is None:
+            tasks = [dask.delayed(_trec_outcome)(q, r, self._job)
+                     for q, r in zip(self._qrels.to_delayed(), self._run.to_delayed(), strict=True)]
+            self._results = combine_trec(dask.compute(*tasks))
+        return self._results
+
+    def __rankwise_results__(self) -> Results:
+        return self.compute()
+
+    def __repr__(self) -> str:
+        return f"DaskTrecResults({', '.join(self.names)}; {self._qrels.npartitions} partitions)"
