@@ -637,8 +637,10 @@ def run_dask(args, data: Dataset, check: Dataset, frame) -> tuple[list, list]:
     # The scheduler logs every start and end of a peer-to-peer shuffle as a warning.
     logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
     start = time.perf_counter()
+    # The scheduler opens an HTTP server even without a dashboard, on 8787 unless told otherwise,
+    # and warns when another cluster holds that port: port 0 takes a free one.
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=args.dask_memory_limit,
-                      dashboard_address=None) as cluster, Client(cluster):
+                      dashboard_address=":0") as cluster, Client(cluster):
         print(f"\n-- dask: LocalCluster of 2 worker processes x 1 thread, {args.dask_memory_limit} each, "
               f"dask {_version('dask')}, distributed {_version('distributed')}, pandas {_version('pandas')}; "
               f"started in {time.perf_counter() - start:.1f}s")
