@@ -1189,6 +1189,7 @@ def main(argv=None):
         args.trec_queries, args.lp_queries, args.dense_queries, args.scale_queries = 500, 10_000, 1_000, 200
         args.stats_queries = 1_000
         args.memory_rows, args.memory_queries = 1_000_000, 1_000
+        args.engine_rows = 1_000_000
         args.repeats = min(args.repeats, 3)
     if args.candidates is not None:
         args.min_candidates = args.max_candidates = args.candidates
