@@ -1,12 +1,15 @@
 """rankwise against a vectorised NumPy reference and the libraries people use instead.
 
-Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files ...] [--quick] [--repeats 7]
-           [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
+Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|engines ...] [--quick]
+           [--repeats 7] [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
            [--relevant 17] [--trec-queries 5000] [--trec-docs 1000] [--lp-queries 100000]
            [--lp-candidates 1000] [--dense-queries 10000] [--dense-docs 1000]
            [--scale-queries 2000] [--stats-queries 10000] [--stats-resamples 10000]
            [--memory-rows 10000000] [--memory-queries 10000]
            [--data-dir DIR] [--trec-eval-src DIR | --trec-eval PATH]
+           [--engine-rows 10000000] [--engine-queries 5000] [--engine-repeats 3] [--engine-data-dir DIR]
+           [--engines spark dask] [--spark-driver-memory 6g] [--spark-conf KEY=VALUE]
+           [--dask-memory-limit 4GiB]
 
 Workloads (generated deterministically from --seed; old names kept as aliases):
 
@@ -32,6 +35,12 @@ Workloads (generated deterministically from --seed; old names kept as aliases):
   pytrec_eval, ir_measures and ranx reading the same files, each a fresh process (wall time and
   peak RSS, median of at most 3); Run.read's throughput on the plain file, from a pipe and
   compressed (gzip, bzip2, xz, zstd where rankwise reads them) beside ``gzip -dc`` and the others.
+* engines (benchmarks/engines.py; not part of "all": it needs pyspark with Java 17 and
+  dask[dataframe,distributed]): 10 million rows in Parquet (5,000 queries, graded labels, tied
+  scores), MAP, nDCG@10, P@10: rankwise.spark on local[2] against Spark's RankingMetrics,
+  RankingEvaluator and the window-function SQL, rankwise.dask on a 2-process LocalCluster against
+  pandas groupby().apply through Dask and on one process, each beside its engine's floor
+  (a group-by count); values checked on a tie-free variant first.
 
 Every implementation starts from the same NumPy arrays; conversion into its input format
 (dicts, typed lists, tensors, DataFrames) is timed as part of it. For each workload the
@@ -70,6 +79,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
     _NUMBA_CACHE = tempfile.TemporaryDirectory(prefix="rankwise-bench-numba-")
     os.environ["NUMBA_CACHE_DIR"] = _NUMBA_CACHE.name
 
+import engines  # noqa: E402  (benchmarks/engines.py)
 import files  # noqa: E402  (benchmarks/files.py)
 import numpy as np  # noqa: E402
 
@@ -82,12 +92,15 @@ warnings.filterwarnings("ignore", message="unsafe cast from uint64 to int64")
 ALIASES = {"influence": "w1", "trec": "w2", "link-prediction": "w3", "dense": "w4", "scale": "w5",
            "stats": "w6", "compare": "w6", "memory": "w7"}
 WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "files")
+# Run only when named: they need software "all" does not (a JVM, Spark, Dask) and take long.
+OPT_IN = ("engines",)
 # A competitor whose first call takes longer than this runs in SLOW_ROUNDS rounds only.
 SLOW_SECONDS = 2.0
 SLOW_ROUNDS = 3
 SUMMARY: list[tuple] = []
 MEMORY_SUMMARY: list[tuple] = []
 FILES_SUMMARY: list[str] = []
+ENGINES_SUMMARY: list[str] = []
 FAILURES: list[str] = []
 
 
@@ -1099,6 +1112,12 @@ def bench_files(args, thread_counts):
     FAILURES.extend(failures)
 
 
+def bench_engines(args, thread_counts):
+    summary, failures = engines.bench_engines(args)
+    ENGINES_SUMMARY.extend(summary)
+    FAILURES.extend(failures)
+
+
 # --------------------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------------------
@@ -1134,7 +1153,8 @@ def describe_machine(cpus):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workload", nargs="+", default=["all"],
-                        choices=("all", *WORKLOADS, *ALIASES), help="one or more workloads (default: all)")
+                        choices=("all", *WORKLOADS, *OPT_IN, *ALIASES),
+                        help=f"one or more workloads (default: all, which leaves out {', '.join(OPT_IN)})")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: every workload about 10x smaller, 3 repeats")
     parser.add_argument("--queries", type=int, default=200, help="W1 queries")
@@ -1155,6 +1175,7 @@ def main(argv=None):
     parser.add_argument("--memory-queries", type=int, default=10_000, help="W7 queries (many-query layouts)")
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     files.add_arguments(parser)
+    engines.add_arguments(parser)
     parser.add_argument("--repeats", type=int, default=7, help="timed rounds (slow competitors: at most 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -1168,12 +1189,13 @@ def main(argv=None):
         args.trec_queries, args.lp_queries, args.dense_queries, args.scale_queries = 500, 10_000, 1_000, 200
         args.stats_queries = 1_000
         args.memory_rows, args.memory_queries = 1_000_000, 1_000
+        args.engine_rows = 1_000_000
         args.repeats = min(args.repeats, 3)
     if args.candidates is not None:
         args.min_candidates = args.max_candidates = args.candidates
     chosen = {ALIASES.get(w, w) for w in args.workload}
     if "all" in chosen:
-        chosen = set(WORKLOADS)
+        chosen = (chosen - {"all"}) | set(WORKLOADS)
 
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     thread_counts = sorted({1, cpus})
@@ -1184,7 +1206,8 @@ def main(argv=None):
     if missing:
         print(f"not installed, not timed: {', '.join(missing)} (pip install '.[bench]')")
     for workload, bench in (("w1", bench_w1), ("w2", bench_w2), ("w3", bench_w3), ("w4", bench_w4),
-                            ("w5", bench_w5), ("w6", bench_w6), ("w7", bench_w7), ("files", bench_files)):
+                            ("w5", bench_w5), ("w6", bench_w6), ("w7", bench_w7), ("files", bench_files),
+                            ("engines", bench_engines)):
         if workload in chosen:
             bench(args, thread_counts)
             set_threads(cpus)
@@ -1199,7 +1222,7 @@ def main(argv=None):
           "yardstick; <= 3x: never more than 3x the yardstick")
     for label, name, ratio, met in MEMORY_SUMMARY:
         print(f"W7 {label:<34} {name:<46} peak extra {ratio:.2f}x the input: {met}")
-    for line in FILES_SUMMARY:
+    for line in FILES_SUMMARY + ENGINES_SUMMARY:
         print(line)
     if FAILURES:
         print(f"\n{len(FAILURES)} implementations DISAGREE with the reference (see above)")
