@@ -1,4 +1,6 @@
 """The Results object and the empty-query policies."""
+import pickle
+
 import numpy as np
 import pytest
 
@@ -34,6 +36,29 @@ def test_gain_resolution_in_lookup():
     res = rw.evaluate(Y_TRUE, Y_SCORE, ["nDCG"], qid=QID, gain="exponential")
     np.testing.assert_array_equal(res["nDCG(gain=exponential)"], res["nDCG"])
     assert "nDCG(gain=linear)" not in res
+
+
+def test_results_pickle_with_their_lookup():
+    """Results travel between processes (an engine's workers, multiprocessing): every spelling
+    of a metric still finds its column after the round trip, under the call's gain."""
+    res = rw.evaluate(Y_TRUE, Y_SCORE, ["MRR", "nDCG@2", "P@1"], qid=QID, gain="exponential")
+    back = pickle.loads(pickle.dumps(res))
+    assert type(back) is rw.Results
+    assert back.names == res.names and back.ties == res.ties
+    assert back.query_ids.tolist() == res.query_ids.tolist() and back.n_relevant.tolist() == res.n_relevant.tolist()
+    for name in res.names:
+        np.testing.assert_array_equal(back[name], res[name])
+    np.testing.assert_array_equal(back["ndcg_cut.2"], res["nDCG@2"])
+    np.testing.assert_array_equal(back["nDCG(gain=exponential)@2"], res["nDCG@2"])
+    assert "nDCG(gain=linear)@2" not in back and "recip_rank" in back
+    assert back.mean() == res.mean()
+    trec = rw.trec_eval(rw.Qrels.from_dict({"q1": {"d1": 1}, "q2": {"d2": 1}}),
+                        rw.Run.from_dict({"q1": {"d1": 0.5, "d3": 0.9}, "q2": {"d2": 0.1}}), ["map", "P.1"])
+    trec_back = pickle.loads(pickle.dumps(trec))
+    assert type(trec_back) is rw.TrecResults and trec_back.names == trec.names
+    assert trec_back.query_ids.tolist() == trec.query_ids.tolist() and trec_back.mean() == trec.mean()
+    np.testing.assert_array_equal(trec_back["P_1"], trec["P_1"])
+    assert trec_back.format() == trec.format()
 
 
 def test_to_pandas():

@@ -5,6 +5,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -285,8 +286,14 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
 def make_results(names: Sequence[str], values: np.ndarray, columns: Sequence[int], query_ids: np.ndarray,
                  ties: str, gain: str, n_relevant: np.ndarray) -> Results:
     """evaluate()'s Results, in which every spelling of an asked metric finds its column."""
-    return Results(names, values, query_ids, ties, columns=columns,
-                   key=lambda name: parse_metric(name).resolved(gain), n_relevant=n_relevant)
+    return Results(names, values, query_ids, ties, columns=columns, key=partial(_resolved, gain),
+                   n_relevant=n_relevant)
+
+
+def _resolved(gain: str, name: str) -> MetricSpec:
+    """The canonical spec of metric ``name`` under ``gain``: a module-level function, so that
+    Results (which keep it as their ``key``) pickle."""
+    return parse_metric(name).resolved(gain)
 
 
 # The data and tie options every per-metric function shares with evaluate().
