@@ -21,8 +21,10 @@ pyarrow, and nothing runs a Python call per query.
 Errors found in the data are raised as :func:`rankwise.evaluate` raises them: of the
 partitions' errors the one it checks first (labels, then ids and documents, then NaN
 scores, then queries without a relevant item), and for a bad label or a NaN score the
-position of the first in the whole table, which the engine finds with ``locate`` (a pass
-over its input in its own row order, made only then).
+position of the first in the whole table, for a document twice in a query (ties="trec")
+the query evaluate names (of the partitions' queries holding one, the smallest id) and the
+positions of its two rows in the whole table; the engine finds those positions with
+``locate`` (a pass over its input in its own row order, made only then).
 """
 from __future__ import annotations
 
@@ -37,20 +39,22 @@ from ._core._enums import Metric
 from ._core.exact import ExactSum
 from ._core.names import metric_names
 from ._core.results import Results
-from ._core.validation import bad_label_message, nan_scores_message
+from ._core.validation import bad_label_message, nan_scores_message, repeated_document
 from .lists import Accumulator, evaluate
 from .lists.names import parse_metric
 from .trec import Qrels, Run, TrecResults, trec_eval
 from .trec.evaluation import trec_eval_part
 
-__all__ = ["LABELS", "NAN", "EvaluateJob", "TrecJob", "combine", "combine_trec", "evaluate_job",
+__all__ = ["DUPLICATES", "LABELS", "NAN", "EvaluateJob", "TrecJob", "combine", "combine_trec", "evaluate_job",
            "evaluate_partition", "first_invalid", "partition_outcome", "per_query_rows", "text_values",
            "trec_job", "trec_outcome", "trec_partition"]
 
 # The stages of evaluate's checks, in its order: the error of the earliest stage is raised.
-_NULLS, _LABELS, _OTHER, _NAN, _EMPTY = range(5)
-# What locate looks for: the first bad label, the first NaN score.
-LABELS, NAN = "labels", "nan"
+# _OTHER's errors are query ids' (which evaluate checks before documents) and the rarer
+# ones evaluate finds after the documents (labels whose gains could overflow).
+_NULLS, _LABELS, _OTHER, _DUPLICATES, _NAN, _EMPTY = range(6)
+# What locate looks for: the first bad label, the first NaN score, the rows of one query.
+LABELS, NAN, DUPLICATES = "labels", "nan", "duplicates"
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,7 @@ class _Outcome:
     failed: int | None = None
     error: BaseException | None = None
     empty_ids: np.ndarray | None = None
+    query: Any = None  # of a document twice (failed == _DUPLICATES)
 
 
 def partition_outcome(job: EvaluateJob, columns: Mapping[str, np.ndarray], order: np.ndarray | None = None,
@@ -190,7 +195,8 @@ def _outcome(job: EvaluateJob, columns: Mapping[str, np.ndarray], order: np.ndar
         # NaN scores are found last by evaluate: the rows' other errors come first.
         acc = evaluate_partition(job, columns, order, **({"nan": "last"} if nan else {}))
     except (ValueError, TypeError) as error:
-        return _Outcome(failed=_OTHER, error=error)
+        query = _repeated_query(job, columns)
+        return _Outcome(failed=_OTHER, error=error) if query is None else _Outcome(failed=_DUPLICATES, query=query)
     if nan:
         return _Outcome(failed=_NAN)
     results = acc.result()
@@ -199,6 +205,19 @@ def _outcome(job: EvaluateJob, columns: Mapping[str, np.ndarray], order: np.ndar
         return _Outcome(state=acc, empty_ids=empty)
     values = np.column_stack([results[name] for name in job.metrics]) if len(results.query_ids) else None
     return _Outcome(state=ExactSum.of(values) if values is not None else None, empty_ids=empty)
+
+
+def _repeated_query(job: EvaluateJob, columns: Mapping[str, np.ndarray]) -> Any:
+    """The query whose document given twice failed these rows' evaluation, or None (another
+    error: a document twice is evaluate's error only when its query ids pass their checks)."""
+    if job.settings["ties"] != "trec":
+        return None
+    names = job.names
+    try:
+        found = repeated_document(columns[names["qid"]], columns[names["doc_ids"]])
+    except (ValueError, TypeError):
+        return None
+    return None if found is None else found[0]
 
 
 def text_values(column: Any) -> np.ndarray:
@@ -231,14 +250,15 @@ def first_invalid(kind: str, values: np.ndarray) -> int | None:
     return int(found[0]) if found.size else None
 
 
-def combine(job: EvaluateJob, outcomes: Iterable[bytes], locate: Callable[[str], tuple[int, Any]],
+def combine(job: EvaluateJob, outcomes: Iterable[bytes], locate: Callable[..., tuple[Any, Any]],
             want: str = "mean") -> dict[str, float] | Results:
     """The partitions' outcomes (in partition order) merged: the means (``want="mean"``) or
     Results of all rows, equal to :func:`rankwise.evaluate`'s.
 
     ``locate(kind)`` gives the position in the whole table (in the engine's row order) and
-    the value of the first bad label (``LABELS``) or NaN score (``NAN``); it is called only
-    to word those errors.
+    the value of the first bad label (``LABELS``) or NaN score (``NAN``);
+    ``locate(DUPLICATES, query)`` the positions (int64) and document ids of the rows of
+    query id ``query``, in the table's order. It is called only to word those errors.
     """
     parts = [pickle.loads(outcome) for outcome in outcomes]
     failed = [(part.failed, i) for i, part in enumerate(parts) if part.failed is not None]
@@ -249,6 +269,8 @@ def combine(job: EvaluateJob, outcomes: Iterable[bytes], locate: Callable[[str],
             raise ValueError(bad_label_message(value, f"position {position}"))
         if stage == _NAN:
             raise ValueError(nan_scores_message("y_score", f"position {locate(NAN)[0]}"))
+        if stage == _DUPLICATES:
+            _raise_repeated(min(part.query for part in parts if part.failed == _DUPLICATES), locate)
         raise parts[i].error
     empty = [part.empty_ids for part in parts if part.empty_ids is not None and part.empty_ids.size]
     if empty:
@@ -263,6 +285,16 @@ def combine(job: EvaluateJob, outcomes: Iterable[bytes], locate: Callable[[str],
     for state in states:
         total.merge(state)
     return dict(zip(job.metrics, total.means(), strict=True))
+
+
+def _raise_repeated(query: Any, locate: Callable[..., tuple[Any, Any]]) -> None:
+    """evaluate's error for the document given twice in ``query`` (the smallest id holding
+    one), its rows numbered by their positions in the table."""
+    positions, docs = locate(DUPLICATES, query)
+    found = repeated_document(np.full(positions.shape[0], query), docs, positions)
+    if found is None:
+        raise RuntimeError(f"the table changed between two passes: query {query!r} holds no document twice now")
+    raise ValueError(found[1])
 
 
 def _raise_empty(job: EvaluateJob, ids: np.ndarray) -> None:

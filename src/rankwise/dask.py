@@ -27,6 +27,7 @@ except ImportError:
 
 from ._core.results import Results
 from ._engines import (
+    DUPLICATES,
     LABELS,
     EvaluateJob,
     TrecJob,
@@ -206,6 +207,24 @@ def _first_invalid_of(values: Any, kind: str) -> tuple[int, int | None, Any]:
     return array.shape[0], found, None if found is None else array[found].item()
 
 
+def _rows_of(part: Any, qid: str, doc: str, query: Any) -> tuple[int, np.ndarray, np.ndarray]:
+    """One partition's length, and the positions and document ids of its rows of query ``query``."""
+    ids = _ids(part, qid)
+    at = np.flatnonzero(ids == query)
+    return ids.shape[0], at, _ids(part, doc)[at]
+
+
+def _locate_rows(frame: Any, qid: str, doc: str, query: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in ``frame.compute()``'s row order, and document ids, of query ``query``'s
+    rows: one pass, made only to word the error for a document given twice."""
+    parts = frame.to_delayed()
+    found, offset = [], 0
+    for length, at, docs in dask.compute(*[dask.delayed(_rows_of)(p, qid, doc, query) for p in parts]):
+        found.append((offset + at, docs))
+        offset += length
+    return np.concatenate([at for at, _ in found]), np.concatenate([docs for _, docs in found])
+
+
 def _locate(frame: Any, name: str, kind: str) -> tuple[int, Any]:
     """Position in ``frame.compute()``'s row order, and value, of the first bad label or NaN
     score of column ``name``: one pass, made only to word that error."""
@@ -341,8 +360,12 @@ class DaskResults:
         *outcomes, largest = dask.compute(*tasks, largest)
         return combine(_resolved(self._job, largest), outcomes, self._locate, want)
 
-    def _locate(self, kind: str) -> tuple[int, Any]:
-        return _locate(self._source, self._job.names["y_true" if kind == LABELS else "y_score"], kind)
+    def _locate(self, kind: str, query: Any = None) -> tuple[Any, Any]:
+        names = self._job.names
+        if kind == DUPLICATES:
+            frame = _projected(self._source, [names["qid"], names["doc_ids"]])
+            return _locate_rows(frame, names["qid"], names["doc_ids"], query)
+        return _locate(self._source, names["y_true" if kind == LABELS else "y_score"], kind)
 
     def __repr__(self) -> str:
         return (f"DaskResults({', '.join(self._job.metrics)}; {self._grouped.npartitions} partitions, "

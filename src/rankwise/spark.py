@@ -42,6 +42,7 @@ import numpy as np
 
 from ._core.results import Results
 from ._engines import (
+    DUPLICATES,
     LABELS,
     EvaluateJob,
     TrecJob,
@@ -222,9 +223,29 @@ def _first_invalid(kind: str, name: str, batches: Iterator[Any]) -> Iterator[Any
     yield _outcome_batch(pickle.dumps(found))
 
 
-def _locate(df: DataFrame, job: EvaluateJob, kind: str) -> tuple[int, Any]:
-    """Position (in ``df``'s row order) and value of the first bad label or NaN score: one
-    pass over the input's own partitions, made only to word that error."""
+def _rows_of(query: Any, qid: str, doc: str, batches: Iterator[Any]) -> Iterator[Any]:
+    """mapInArrow over the input: this partition's index, row count, and the positions and
+    document ids of its rows of query ``query``."""
+    table = _table(batches)
+    columns = _numpy(table, [qid, doc])[0] if table is not None else {qid: np.empty(0), doc: np.empty(0)}
+    at = np.flatnonzero(columns[qid] == query)
+    context = TaskContext.get()
+    assert context is not None  # a task's function
+    yield _outcome_batch(pickle.dumps((context.partitionId(), columns[qid].shape[0], at, columns[doc][at])))
+
+
+def _locate(df: DataFrame, job: EvaluateJob, kind: str, query: Any = None) -> tuple[Any, Any]:
+    """Position (in ``df``'s row order) and value of the first bad label or NaN score, or
+    (``DUPLICATES``) the positions and document ids of query ``query``'s rows: one pass over
+    the input's own partitions, made only to word that error."""
+    if kind == DUPLICATES:
+        qid, doc = job.names["qid"], job.names["doc_ids"]
+        rows = df.select(_column(qid), _column(doc)).mapInArrow(partial(_rows_of, query, qid, doc), _OUTCOME)
+        found, before = [], 0
+        for _, n_rows, at, docs in sorted(pickle.loads(row.outcome) for row in rows.collect()):
+            found.append((before + at, docs))
+            before += n_rows
+        return np.concatenate([at for at, _ in found]), np.concatenate([docs for _, docs in found])
     name = job.names["y_true" if kind == LABELS else "y_score"]
     rows = df.select(_column(name)).mapInArrow(partial(_first_invalid, kind, name), _OUTCOME).collect()
     before = 0

@@ -156,8 +156,39 @@ def test_trec_ties_with_interleaved_qid_rows():
     grouped = rw.evaluate([1, 0, 0, 1], [0.5] * 4, ["MRR"], qid=[1, 1, 2, 2], doc_ids=["a", "b", "a", "b"],
                           ties="trec")
     assert res["MRR"].tolist() == grouped["MRR"].tolist() == [0.5, 1.0]
-    with pytest.raises(ValueError, match="doc_ids has document 'a' twice for query 0"):
+    with pytest.raises(ValueError, match=r"doc_ids has document 'a' twice for query 1 \(rows 0 and 2\)"):
         rw.evaluate([1, 0, 0, 1], [0.5] * 4, ["MRR"], qid=qid, doc_ids=["a", "a", "a", "b"], ties="trec")
+
+
+def _trec_error(**layout):
+    with pytest.raises(ValueError) as error:
+        rw.evaluate(metrics=["MAP"], ties="trec", **layout)
+    return str(error.value)
+
+
+def test_a_document_twice_is_named_by_query_id_and_the_callers_rows():
+    # Query "b" has a duplicate earlier in the rows, but evaluate reports the first query in
+    # its sorted order of ids, "a"; in it, the document whose second row comes first ("y",
+    # rows 3 and 6, before "x" at rows 1 and 7). Rows index the caller's arrays.
+    qid = ["b", "a", "b", "a", "b", "c", "a", "a"]
+    docs = ["u", "x", "u", "y", "v", "x", "y", "x"]
+    message = _trec_error(y_true=np.zeros(8), y_score=np.zeros(8), qid=qid, doc_ids=docs)
+    assert message == "doc_ids has document 'y' twice for query 'a' (rows 3 and 6); trec_eval rejects duplicates"
+    assert qid[3] == qid[6] == "a" and docs[3] == docs[6] == "y"
+    # Integer ids (and documents), shown as the numbers they are.
+    message = _trec_error(y_true=np.zeros(4), y_score=np.zeros(4), qid=np.array([9, 7, 9, 7]),
+                          doc_ids=np.array([5, 5, 5, 6]))
+    assert message == "doc_ids has document '5' twice for query 9 (rows 0 and 2); trec_eval rejects duplicates"
+
+
+def test_a_document_twice_without_query_ids_is_numbered_within_its_query():
+    # indptr= and 2-D inputs have no ids: the query is its number, the rows are its own.
+    message = _trec_error(y_true=np.zeros(5), y_score=np.zeros(5), indptr=[0, 2, 5], doc_ids=list("abcdc"))
+    assert message == "doc_ids has document 'c' twice for query 1 (rows 0 and 2); trec_eval rejects duplicates"
+    message = _trec_error(y_true=np.zeros((2, 3)), y_score=np.zeros((2, 3)), doc_ids=[list("abc"), list("aba")])
+    assert message == "doc_ids has document 'a' twice for query 1 (rows 0 and 2); trec_eval rejects duplicates"
+    message = _trec_error(y_true=np.zeros((2, 3)), y_score=np.zeros((2, 3)), doc_ids=list("abb"))
+    assert message == "doc_ids has document 'b' twice for every query (rows 1 and 2); trec_eval rejects duplicates"
 
 
 @pytest.mark.parametrize("ties", ["expected", "optimistic", "pessimistic", "trec"])

@@ -21,8 +21,8 @@ from .duplicates import duplicate_message, first_duplicate_rows
 
 __all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_integers", "as_real", "as_scores",
            "bad_label_message", "check_choice", "check_exact_integers", "check_flag", "check_ties",
-           "check_level", "check_max_grade", "nan_scores_message", "position", "rows_contiguous",
-           "value_error"]
+           "check_level", "check_max_grade", "nan_scores_message", "position", "repeated_document",
+           "rows_contiguous", "value_error"]
 
 TIES = {
     "expected": Ties.EXPECTED,
@@ -433,14 +433,28 @@ def _group_by_qid(qid: Any, n_items: int) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def _tie_keys(doc_ids: Any, shape: tuple[int, ...], indptr: np.ndarray, shared: bool,
-              order: np.ndarray | None) -> tuple[np.ndarray, bool]:
+              order: np.ndarray | None, query_ids: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
     """trec_eval's tie order as an int64 key: document id descending, byte-wise.
 
     Returns the keys, in the grouped order ``order`` gives (None: as they are), and whether
     they are one row's keys that every query reads: one ranking's ids given for a 2-D
     ``y_score`` (shape ``(n_cols,)``) are ranked once and never copied per query, so memory
-    stays that of the inputs.
+    stays that of the inputs. A document twice in a query is an error; ``query_ids``
+    (qid= input: the sorted ids) name its query.
     """
+    ids, keys, broadcast = _doc_keys(doc_ids, shape, order)
+    one_row = shared or broadcast
+    segments = np.array([0, keys.shape[0]], dtype=np.int64) if one_row else indptr
+    repeat = _first_repeat(ids, keys, segments, one_row, query_ids, order)
+    if repeat is not None:
+        raise ValueError(repeat[1])
+    return keys, broadcast
+
+
+def _doc_keys(doc_ids: Any, shape: tuple[int, ...],
+              order: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The document ids (flat, as text, gathered by ``order``), their keys, and whether they
+    are one ranking's ids broadcast against a 2-D ``y_score``."""
     if doc_ids is None:
         raise ValueError("ties='trec' orders tied items by document id; pass doc_ids= (one id per score)")
     ids = as_array(doc_ids, "doc_ids", wide="object")
@@ -453,18 +467,67 @@ def _tie_keys(doc_ids: Any, shape: tuple[int, ...], indptr: np.ndarray, shared: 
         ids = ids.astype(str)
     if order is not None:
         ids = ids[order]  # the duplicate search reads each query's rows together
+    ids = ids.reshape(-1)
     # Code-point order of str equals byte order of its UTF-8 encoding.
-    unique, inverse = np.unique(ids.reshape(-1), return_inverse=True)
-    keys = (unique.shape[0] - 1 - inverse.reshape(-1)).astype(np.int64)
-    segments = np.array([0, keys.shape[0]]) if shared or broadcast else indptr
-    repeat = first_duplicate_rows(keys, None, segments.astype(np.int64, copy=False))
-    if repeat is not None:
-        # Positions within the query: columns of a 2-D y_score.
-        a, b = repeat
-        query = None if shared or broadcast else int(np.searchsorted(segments, b, side="right") - 1)
-        start = 0 if query is None else int(segments[query])
-        raise ValueError(duplicate_message("doc_ids", ids.reshape(-1)[b].item(), query, a - start, b - start))
-    return keys, broadcast
+    unique, inverse = np.unique(ids, return_inverse=True)
+    return ids, (unique.shape[0] - 1 - inverse.reshape(-1)).astype(np.int64), broadcast
+
+
+def _first_repeat(ids: np.ndarray, keys: np.ndarray, segments: np.ndarray, one_row: bool,
+                  query_ids: np.ndarray | None, order: np.ndarray | None,
+                  rows: np.ndarray | None = None) -> tuple[Any, str] | None:
+    """The query of the first document twice in a query (in the grouped order), and the error.
+
+    Queries given by ``qid=`` (``query_ids``) are named by their id, and the rows by their
+    positions in the caller's input (``order`` gathered them; ``rows``, when given, holds
+    each row's number to show instead): what the caller can index with.
+    Other layouts have no ids: the query is its number and the rows are positions within it
+    (columns of a 2-D ``y_score``; ``one_row``: one row of ids shared by every query).
+    """
+    repeat = first_duplicate_rows(keys, None, segments)
+    if repeat is None:
+        return None
+    a, b = repeat
+    group = int(np.searchsorted(segments, b, side="right") - 1)
+    query: Any
+    if query_ids is None:
+        query = None if one_row else group
+        first, second = a - int(segments[group]), b - int(segments[group])
+    else:
+        query = _scalar(query_ids[group])
+        first, second = (a, b) if order is None else (int(order[a]), int(order[b]))
+        if rows is not None:
+            first, second = int(rows[first]), int(rows[second])
+    return query, duplicate_message("doc_ids", _scalar(ids[b]), query, first, second)
+
+
+def _scalar(value: Any) -> Any:
+    """A NumPy scalar as the Python value it holds (shown without NumPy's type), others as they are."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def repeated_document(qid: Any, doc_ids: Any, rows: np.ndarray | None = None) -> tuple[Any, str] | None:
+    """The query id and the error of ``evaluate(..., qid=qid, doc_ids=doc_ids, ties="trec")``
+    for a document given twice in a query, or None when no query holds one.
+
+    evaluate reports the first query, in its sorted order of ids, holding a document twice;
+    in it, the document whose second row comes first; rows are positions in ``qid``, or
+    ``rows[i]`` for row ``i`` when given. The engine adapters call this on a partition whose
+    evaluation failed, to learn the query that the error of the whole table names (of the
+    partitions', the smallest), then on that query's rows with their positions in the table.
+    Raises evaluate's errors for ``qid`` and ``doc_ids`` themselves.
+
+    Examples
+    --------
+    >>> repeated_document(["b", "a", "b", "a"], ["x", "y", "z", "y"])
+    ('a', "doc_ids has document 'y' twice for query 'a' (rows 1 and 3); trec_eval rejects duplicates")
+    >>> repeated_document([1, 1], ["x", "y"]) is None
+    True
+    """
+    n_rows = np.shape(qid)[0] if np.ndim(qid) else 0
+    query_ids, indptr, order = _group_by_qid(qid, n_rows)
+    ids, keys, _ = _doc_keys(doc_ids, (n_rows,), order)
+    return _first_repeat(ids, keys, indptr, False, query_ids, order, rows)
 
 
 def as_batch(y_true: Any, y_score: Any, *, qid: Any = None, indptr: Any = None, doc_ids: Any = None,
@@ -514,7 +577,8 @@ def as_batch(y_true: Any, y_score: Any, *, qid: Any = None, indptr: Any = None, 
     tie_key = np.empty(0, dtype=np.int64)
     shared_keys = False
     if ties == Ties.TREC:
-        tie_key, shared_keys = _tie_keys(doc_ids, shape, offsets, shared, order)
+        tie_key, shared_keys = _tie_keys(doc_ids, shape, offsets, shared, order,
+                                         query_ids if qid is not None else None)
     scores, labels = scores.reshape(-1), labels.reshape(-1)
     if order is not None:
         scores, labels = scores[order], labels[order]
