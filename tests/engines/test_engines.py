@@ -134,6 +134,33 @@ def test_empty_queries_under_empty_error_are_reported_over_all_partitions():
         E.per_query_rows(job, _partitions(data, 4)[0][0])
 
 
+def _rows_of(data):
+    """locate(DUPLICATES, query) over ``data`` in its own row order."""
+    def locate(kind, query):
+        assert kind == E.DUPLICATES
+        at = np.flatnonzero(data["q"] == query)
+        return at, data["d"][at]
+    return locate
+
+
+@pytest.mark.parametrize("n_parts", [1, 3, 7])
+def test_a_document_twice_is_evaluates_error_over_all_rows(n_parts):
+    # Several queries hold a document twice, in several partitions, each partition's rows
+    # shuffled: the error names the query evaluate names and the rows' positions in the table.
+    data = _data(n=600)
+    data["d"] = data["d"].copy()
+    for query in (11, 4, 30):
+        rows = np.flatnonzero(data["q"] == query)
+        data["d"][rows[-1]] = data["d"][rows[1]]
+    job = _job(["MAP"], doc_ids="d", ties="trec")
+    expected = _error(lambda: rw.evaluate(data["y"], data["s"], ["MAP"], qid=data["q"], doc_ids=data["d"],
+                                          ties="trec"))
+    assert "twice for query 4 (rows " in expected[1]
+    for want in ("mean", "results"):
+        outcomes = [E.partition_outcome(job, c, want=want) for c, _ in _partitions(data, n_parts)]
+        assert _error(lambda: E.combine(job, outcomes, _rows_of(data), want)) == expected  # noqa: B023
+
+
 def test_other_errors_of_a_partition_come_before_its_nan_scores():
     data = _data(n=300)
     data["s"] = data["s"].copy()
@@ -141,8 +168,21 @@ def test_other_errors_of_a_partition_come_before_its_nan_scores():
     data["d"] = data["d"] % 3    # documents twice within queries
     job = _job(["MAP"], doc_ids="d", ties="trec")
     outcomes = [E.partition_outcome(job, c) for c, _ in _partitions(data, 1)]
-    kind, message = _error(lambda: E.combine(job, outcomes, _never))
-    assert kind is ValueError and "twice for query" in message
+    assert _error(lambda: E.combine(job, outcomes, _rows_of(data))) == _error(
+        lambda: rw.evaluate(data["y"], data["s"], ["MAP"], qid=data["q"], doc_ids=data["d"], ties="trec"))
+
+
+def test_query_ids_are_checked_before_documents():
+    # NaN query ids are evaluate's error before any document twice, whichever partition holds them.
+    data = _data(n=300)
+    data["q"] = data["q"].astype(float)
+    data["d"] = data["d"] % 3
+    nan_ids = {name: column[:4] for name, column in data.items()} | {"q": np.full(4, np.nan)}
+    job = _job(["MAP"], doc_ids="d", ties="trec")
+    outcomes = [E.partition_outcome(job, c) for c, _ in _partitions(data, 2)]
+    outcomes.append(E.partition_outcome(job, nan_ids))
+    assert _error(lambda: E.combine(job, outcomes, _never)) == (ValueError, "qid contains NaN; query ids must be "
+                                                                           "comparable values")
 
 
 def test_trec_parts_equal_trec_eval():

@@ -223,6 +223,26 @@ def test_data_errors_match_one_machine(spark, case):
             break
 
 
+@pytest.mark.parametrize("id_type", ["string", "long"])
+@pytest.mark.parametrize("n_partitions", [2, 7])
+def test_a_document_twice_is_one_machines_error(spark, id_type, n_partitions):
+    # Queries 3 and 1 hold a document twice, 3's rows first in the table: evaluate names the
+    # smaller id and its rows' positions in the table, which the shuffle scatters.
+    qid = [3, 2, 3, 1, 1, 2, 1, 3]
+    docs = ["x", "x", "x", "y", "z", "y", "y", "w"]
+    labels, scores = [1.0, 0.0] * 4, [0.1 * i for i in range(8)]
+    ids = [str(q) for q in qid] if id_type == "string" else qid
+    df = spark.sparkContext.parallelize(list(zip(ids, labels, scores, docs, strict=True)), 3).toDF(
+        f"qid {id_type}, label double, score double, doc string")
+    want = _one_machine_error(lambda: rw.evaluate(labels, scores, ["MAP"], qid=ids, doc_ids=docs, ties="trec"))
+    assert str(want).startswith(f"doc_ids has document 'y' twice for query {ids[3]!r} (rows 3 and 6)")
+    res = rws.evaluate(df, ["MAP"], qid="qid", y_true="label", y_score="score", doc_ids="doc", ties="trec",
+                       n_partitions=n_partitions)
+    for action in (res.mean, res.collect):
+        got = _one_machine_error(action)
+        assert (type(got), str(got)) == (type(want), str(want))
+
+
 # --------------------------------------------------------------------------------------
 # trec_eval
 # --------------------------------------------------------------------------------------

@@ -262,6 +262,21 @@ def test_trec_needs_doc_ids_as_in_evaluate():
         rw.Accumulator("MRR", ties="trec").update([[1, 0]], [[0.5, 0.5]], doc_ids=[["d", "d"]])
 
 
+def test_a_document_twice_is_evaluates_error():
+    # The query by its id, the rows by their positions in the update's arrays, as evaluate.
+    qid = ["b", "a", "b", "a", "c", "a"]
+    docs = ["u", "x", "u", "y", "x", "x"]
+    call = dict(y_true=[1, 0, 0, 1, 1, 0], y_score=[0.5, 0.4, 0.3, 0.2, 0.1, 0.0], qid=qid, doc_ids=docs)
+    with pytest.raises(ValueError) as expected:
+        rw.evaluate(metrics="MRR", ties="trec", **call)
+    acc = rw.Accumulator("MRR", ties="trec").update([1], [0.5], qid=["z"], doc_ids=["x"])
+    with pytest.raises(ValueError) as got:
+        acc.update(**call)
+    assert str(got.value) == str(expected.value) == ("doc_ids has document 'x' twice for query 'a' (rows 1 and 5); "
+                                                     "trec_eval rejects duplicates")
+    assert acc.n_queries == 1
+
+
 def test_empty_error_names_the_positions_held():
     acc = rw.Accumulator("MRR", empty="error").update([[1, 0], [0, 1]], [[0.5, 0.2], [0.1, 0.3]])
     with pytest.raises(ValueError, match=r"1 query has no relevant item \(label >= 1\): 3;"):
