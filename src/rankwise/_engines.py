@@ -196,7 +196,9 @@ def _outcome(job: EvaluateJob, columns: Mapping[str, np.ndarray], order: np.ndar
         acc = evaluate_partition(job, columns, order, **({"nan": "last"} if nan else {}))
     except (ValueError, TypeError) as error:
         query = _repeated_query(job, columns)
-        return _Outcome(failed=_OTHER, error=error) if query is None else _Outcome(failed=_DUPLICATES, query=query)
+        if query is not None:
+            return _Outcome(failed=_DUPLICATES, query=query)
+        return _Outcome(failed=_OTHER, error=error)
     if nan:
         return _Outcome(failed=_NAN)
     results = acc.result()
@@ -293,7 +295,8 @@ def _raise_repeated(query: Any, locate: Callable[..., tuple[Any, Any]]) -> None:
     positions, docs = locate(DUPLICATES, query)
     found = repeated_document(np.full(positions.shape[0], query), docs, positions)
     if found is None:
-        raise RuntimeError(f"the table changed between two passes: query {query!r} holds no document twice now")
+        raise RuntimeError(f"the table changed between two passes: query {query!r} holds no document "
+                           "twice now")
     raise ValueError(found[1])
 
 

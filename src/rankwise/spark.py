@@ -240,9 +240,10 @@ def _locate(df: DataFrame, job: EvaluateJob, kind: str, query: Any = None) -> tu
     the input's own partitions, made only to word that error."""
     if kind == DUPLICATES:
         qid, doc = job.names["qid"], job.names["doc_ids"]
-        rows = df.select(_column(qid), _column(doc)).mapInArrow(partial(_rows_of, query, qid, doc), _OUTCOME)
+        parts = df.select(_column(qid), _column(doc)).mapInArrow(partial(_rows_of, query, qid, doc),
+                                                                 _OUTCOME).collect()
         found, before = [], 0
-        for _, n_rows, at, docs in sorted(pickle.loads(row.outcome) for row in rows.collect()):
+        for _, n_rows, at, docs in sorted((pickle.loads(part.outcome) for part in parts), key=lambda p: p[0]):
             found.append((before + at, docs))
             before += n_rows
         return np.concatenate([at for at, _ in found]), np.concatenate([docs for _, docs in found])
