@@ -19,13 +19,13 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise._core import _duplicates, _intern
+from rankwise._core import _duplicates, _group, _intern
 from rankwise._core import parallel as _parallel
 from rankwise._core._enums import Metric
 from rankwise.lists import _listwise
 from rankwise.ranks import _count
 from rankwise.stats import _resample
-from rankwise.trec import _ids, _text, _trec
+from rankwise.trec import _text, _trec
 
 # A Python task that runs until told to stop gives up after this long: a test that
 # finishes well before it shows that the stop reached the task.
@@ -247,8 +247,8 @@ def test_kernels_return_at_once_when_stopped(rng):
     assert _duplicates.first_duplicate(repeated, no_order, np.array([0, n]), 0, 1)[0] == (0, 1)
     assert _duplicates.first_duplicate(repeated, no_order, np.array([0, n]), 0, 1, _stopped())[0] == (-1, -1)
     assert _duplicates.group_codes(repeated, 1, _stopped()) is None
-    assert _ids.run_starts(repeated, _stopped()) is None
-    assert _ids.group_by_query(np.array([1, 2, 1], dtype=np.int64), stop=_stopped()) is None
+    assert _group.run_starts(repeated, _stopped()) is None
+    assert _group.group_by_query(np.array([1, 2, 1], dtype=np.int64), stop=_stopped()) is None
 
     sums = np.zeros(10)
     _resample.sign_flip_sums(scores, 1, 2, False, 0, 10, sums, np.empty(128 * 256), _stopped())
@@ -292,8 +292,8 @@ def test_id_kernels_poll_inside_one_long_query():
     whole = np.array([0, n], dtype=np.int64)
     no_order = np.empty(0, dtype=np.int64)
     for kernel, args, stopped in [
-        (_ids.run_starts, (ids,), lambda result: result is None),
-        (_ids.group_by_query, (interleaved, False), lambda result: result is None),
+        (_group.run_starts, (ids,), lambda result: result is None),
+        (_group.group_by_query, (interleaved, False), lambda result: result is None),
         # One group longer than 2**16 rows: the bucketed check.
         (_duplicates.first_duplicate, (ids, no_order, whole, 0, 1), lambda result: result[0] == (-1, -1)),
         (_duplicates.first_duplicate, (ids, np.arange(n, dtype=np.int64), whole, 0, 1),
@@ -304,8 +304,8 @@ def test_id_kernels_poll_inside_one_long_query():
         assert stopped(kernel(*args, stop=flag)), kernel.__name__
         assert flag[0] == 1 and flag[1] == 1, kernel.__name__  # out of budget before the end
     # Unstopped, the same calls give their results.
-    assert _ids.run_starts(ids).shape == (n + 1,)
-    distinct, indptr, order, _ = _ids.group_by_query(interleaved)
+    assert _group.run_starts(ids).shape == (n + 1,)
+    distinct, indptr, order, _ = _group.group_by_query(interleaved)
     assert distinct.tolist() == list(range(1000)) and indptr[-1] == interleaved.shape[0]
     repeat = ids.copy()
     repeat[-1] = repeat[5]
@@ -338,6 +338,7 @@ _KERNELS = {
                                  "trec_measures"],
     "rankwise.trec.ids": ["first_duplicate", "run_starts", "group_by_query"],
     "rankwise._core.duplicates": ["first_duplicate", "group_codes"],
+    "rankwise._core.validation": ["run_starts", "group_by_query"],
     "rankwise.stats.significance": ["sign_flip_sums", "bootstrap_sums"],
 }
 # Kernel modules that trec.io and _core.strings use through their module object: name -> kernels.
@@ -391,6 +392,9 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
 
     y, s = rng.integers(0, 3, (20, 50)), rng.random((20, 50))
     rw.evaluate(y, s, ["MAP", "nDCG@10"])
+    qid = np.repeat(np.arange(20), 50)
+    rw.evaluate(y.ravel(), s.ravel(), "MAP", qid=qid)  # grouped
+    rw.evaluate(y.ravel(), s.ravel(), "MAP", qid=qid[::-1])  # ungrouped
     rw.rank_positive(rng.random(20), rng.random((20, 30)))
     rw.rank_positive(rng.random(2), rng.random(30), indptr=[0, 10, 30])
     qrels, run = importlib.import_module("rankwise.trec").read_example()

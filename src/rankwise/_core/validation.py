@@ -12,12 +12,15 @@ import difflib
 import math
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ._enums import Ties
+from ._group import group_by_query, run_starts
 from .duplicates import duplicate_message, first_duplicate_rows
+from .parallel import run_alone
 
 __all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_integers", "as_real", "as_scores",
            "bad_label_message", "check_choice", "check_exact_integers", "check_flag", "check_ties",
@@ -419,6 +422,8 @@ def _group_by_qid(qid: Any, n_items: int) -> tuple[np.ndarray, np.ndarray, np.nd
         raise ValueError(f"qid must be 1-D with one id per row of y_score ({n_items}), got shape {ids.shape}")
     if ids.dtype.kind == "f" and np.isnan(ids).any():
         raise ValueError("qid contains NaN; query ids must be comparable values")
+    if ids.dtype.kind in "iu" and (ids.dtype.kind == "i" or ids.size == 0 or ids.max() <= _INT64.max):
+        return _group_integer_ids(ids)
     try:
         unique, inverse = np.unique(ids, return_inverse=True)
     except TypeError:
@@ -430,6 +435,27 @@ def _group_by_qid(qid: Any, n_items: int) -> tuple[np.ndarray, np.ndarray, np.nd
     grouped = inverse.size < 2 or bool(np.all(inverse[1:] >= inverse[:-1]))
     order = None if grouped else np.argsort(inverse, kind="stable")
     return unique, indptr, order
+
+
+def _group_integer_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``_group_by_qid`` of integer ids (within int64) without sorting the rows: runs of
+    sorted ids, or else a hash table's first-seen groups (``_group``), then only the
+    distinct ids sorted and their groups laid out in that order (np.unique's sort of every
+    row took 2.2 of the 2.6 s of a 10^7-row evaluate with 5,000 queries)."""
+    keys = np.ascontiguousarray(ids, dtype=np.int64)
+    n = keys.shape[0]
+    if n < 2 or bool(np.all(keys[1:] >= keys[:-1])):
+        starts = run_alone(partial(run_starts, keys), n // 2)
+        return ids[starts[:-1]], starts, None
+    distinct, bounds, first_seen_order, _ = run_alone(partial(group_by_query, keys), n // 2)
+    rank = np.argsort(distinct, kind="stable")
+    counts = np.diff(bounds)[rank]
+    indptr = np.zeros(rank.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    # Row j of sorted group g is row j of g's first-seen group: the same rows, moved as a block.
+    source = np.repeat(bounds[:-1][rank] - indptr[:-1], counts)
+    source += np.arange(n, dtype=np.int64)
+    return distinct[rank].astype(ids.dtype), indptr, first_seen_order[source]
 
 
 def _tie_keys(doc_ids: Any, shape: tuple[int, ...], indptr: np.ndarray, shared: bool,

@@ -25,13 +25,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core._enums import TieKey, TrecMeasure
+from .._core._group import group_by_query
 from .._core.bundled import data_path
 from .._core.duplicates import duplicate_message, first_duplicate_codes
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
 from .._core.results import Results
 from .._core.strings import StringTable
 from .._core.validation import as_array, as_real, check_choice, check_flag, value_error
-from ._ids import group_by_query
 from ._trec import (
     ideal_dcg,
     judge,

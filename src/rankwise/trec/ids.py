@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 
 from .._core._duplicates import first_duplicate
+from .._core._group import group_by_query, run_starts
 from .._core.duplicates import duplicate_message, first_duplicate_rows
 from .._core.parallel import run_alone
 from .._core.strings import StringTable
 from .._core.validation import as_array
-from ._ids import decimal_keys, group_by_query, run_starts
+from ._ids import decimal_keys
 
 __all__ = ["IdColumns", "as_ids", "byte_order", "canonical_ints", "id_columns"]
 

@@ -1,4 +1,4 @@
-"""The integer-id kernels behind Qrels/Run.from_arrays, against brute force.
+"""The integer-id kernels of _core (grouping rows by id, the duplicate finder), against brute force.
 
 Grouping rows by query (runs, first-seen order, stable order) and finding the first
 document repeated within a group, on ids at the ends of int64, ids chosen to collide in
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from rankwise._core._duplicates import first_duplicate
-from rankwise.trec._ids import group_by_query, run_starts
+from rankwise._core._group import group_by_query, run_starts
 
 INT64 = np.iinfo(np.int64)
 PHI = 0x9E3779B97F4A7C15
@@ -197,3 +197,27 @@ def test_group_by_query_with_ids_that_collide():
     distinct, indptr, order, _ = group_by_query(rows)
     for got, expected in zip((distinct, indptr, order), brute_groups(rows), strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8, np.uint8, np.uint32, np.uint64])
+def test_qid_grouping_of_integer_ids_is_numpys(dtype, rng):
+    """evaluate's qid= grouping of integer ids (hash groups, then only the distinct ids
+    sorted) gives np.unique's ids, offsets and stable order, or None for grouped rows."""
+    from rankwise._core.validation import _group_by_qid
+
+    info = np.iinfo(dtype)
+    for trial in range(60):
+        n = int(rng.integers(0, 400))
+        pool = rng.integers(info.min, info.max, int(rng.integers(1, 40)), dtype=dtype, endpoint=True)
+        ids = rng.choice(pool, n) if n else pool[:0]
+        if trial % 4 == 0:
+            ids = np.sort(ids)
+        unique, indptr, order = _group_by_qid(ids, n)
+        expected, inverse = np.unique(ids, return_inverse=True)
+        assert unique.dtype == expected.dtype and np.array_equal(unique, expected)
+        assert np.array_equal(indptr, np.r_[0, np.cumsum(np.bincount(inverse, minlength=expected.size))])
+        stable = np.argsort(inverse, kind="stable")
+        if n < 2 or np.all(inverse[1:] >= inverse[:-1]):
+            assert order is None
+        else:
+            assert np.array_equal(order, stable)
