@@ -242,7 +242,7 @@ def check_exact_integers(arr: np.ndarray, name: str, remedy: str) -> None:
     >>> try:
     ...     check_exact_integers(np.array([1, 2**53 + 1]), "y_score", "pass floats")
     ... except ValueError as error:
-    ...     print(error)
+    ...     print(error)  # doctest: +NORMALIZE_WHITESPACE
     y_score has integers beyond 2**53, which float64 cannot hold exactly: 9007199254740993
     at position 1; pass floats
     """
