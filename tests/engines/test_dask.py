@@ -6,10 +6,10 @@ Every check compares with ``rw.evaluate`` (or ``rw.trec_eval``) on the columns o
 import subprocess
 import sys
 
-import dask
 import numpy as np
 import pytest
 
+dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
