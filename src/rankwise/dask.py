@@ -137,11 +137,10 @@ def _with_row_order(frame: Any) -> Any:
 def _by_query(frame: Any, name: str, npartitions: int | None, keep_order: bool) -> Any:
     """``frame`` with every row of a query (column or index ``name``) in one partition:
     as it is when it already is, else shuffled."""
-    if _partitioned(frame, name):
-        if npartitions is None or npartitions == frame.npartitions:
-            return frame
-        if name not in frame.columns:
-            return frame.repartition(npartitions=npartitions)  # known divisions stay whole
+    if _partitioned(frame, name) and npartitions in (None, frame.npartitions):
+        return frame
+    # Another partition count is a shuffle: Dask's repartition may split a run of equal index
+    # values between partitions (it cuts a non-numeric index by row counts).
     return _shuffled(frame, name, npartitions or frame.npartitions, keep_order)
 
 
