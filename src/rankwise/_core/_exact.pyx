@@ -39,8 +39,11 @@ cdef inline void normalise(int64_t* digits) noexcept nogil:
     cdef Py_ssize_t d
     cdef int64_t carry
     for d in range(DIGITS - 1):
-        carry = digits[d] >> 32  # an arithmetic shift: floor division, negative digits included
-        digits[d] -= carry << 32
+        # floor(digit / 2**32) (an arithmetic shift, negative digits included) moves up; what
+        # stays is the digit's low 32 bits, taken without shifting a negative number left
+        # (undefined in C).
+        carry = digits[d] >> 32
+        digits[d] = <int64_t>(<uint64_t>digits[d] & LOW32)
         digits[d + 1] += carry
 
 
