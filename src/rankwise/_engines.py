@@ -45,9 +45,10 @@ from .lists.names import parse_metric
 from .trec import Qrels, Run, TrecResults, trec_eval
 from .trec.evaluation import trec_eval_part
 
-__all__ = ["DUPLICATES", "LABELS", "NAN", "EvaluateJob", "TrecJob", "combine", "combine_trec", "evaluate_job",
-           "evaluate_partition", "first_invalid", "partition_outcome", "per_query_rows", "text_values",
-           "trec_job", "trec_outcome", "trec_partition"]
+__all__ = ["DUPLICATES", "LABELS", "NAN", "EvaluateJob", "EvaluateResults", "TrecJob", "combine",
+           "combine_trec", "evaluate_job", "evaluate_partition", "first_in_table", "first_invalid",
+           "partition_outcome", "per_query_rows", "rows_in_table", "text_values", "trec_job",
+           "trec_outcome", "trec_partition"]
 
 # The stages of evaluate's checks, in its order: the error of the earliest stage is raised.
 # _OTHER's errors are query ids' (which evaluate checks before documents) and the rarer
@@ -103,6 +104,43 @@ class EvaluateJob:
         if self.needs_max_grade:
             options["max_grade"] = 1.0  # a placeholder until the engine sets the largest label
         return Accumulator(self.metrics, **options)
+
+
+class EvaluateResults:
+    """What the adapters' results of :func:`rankwise.evaluate` share: the job's metric names,
+    and its means and Results, each computed once by the engine's ``_combined(want)`` (one
+    job: ``want="mean"`` brings back the partitions' sums, ``"results"`` their per-query
+    values). Once the Results are there, the means are theirs (the same digits)."""
+
+    def __init__(self, job: EvaluateJob) -> None:
+        self._job = job
+        self._means: dict[str, float] | None = None
+        self._results: Results | None = None
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metric names, as asked."""
+        return self._job.metrics
+
+    def _combined(self, want: str) -> Any:
+        raise NotImplementedError
+
+    def mean(self) -> dict[str, float]:
+        """Each metric's mean over queries, in the order asked: :func:`rankwise.evaluate`'s
+        ``mean()`` on the same rows, digit for digit."""
+        if self._results is not None:
+            return self._results.mean()
+        if self._means is None:
+            self._means = self._combined("mean")
+        return dict(self._means)
+
+    def _all_results(self) -> Results:
+        if self._results is None:
+            self._results = self._combined("results")
+        return self._results
+
+    def __rankwise_results__(self) -> Results:
+        return self._all_results()
 
 
 def _graded(name: str) -> bool:
@@ -250,6 +288,30 @@ def first_invalid(kind: str, values: np.ndarray) -> int | None:
         bad = np.isnan(values)
     found = np.flatnonzero(bad)
     return int(found[0]) if found.size else None
+
+
+def first_in_table(parts: Iterable[tuple[int, int | None, Any]], name: str) -> tuple[int, Any]:
+    """The position in the whole table, and the value, of the first bad value that the
+    partitions (``(row count, position of their first bad value or None, that value)``, in
+    the table's order of partitions) report: what an engine's ``locate`` returns."""
+    before = 0
+    for n_rows, at, value in parts:
+        if at is not None:
+            return before + at, value
+        before += n_rows
+    raise RuntimeError(f"the table changed between two passes: no bad value in column {name!r} now")
+
+
+def rows_in_table(parts: Iterable[tuple[int, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The positions in the whole table, and the document ids, of one query's rows that the
+    partitions (``(row count, positions of its rows there, their document ids)``, in the
+    table's order of partitions) report: what an engine's ``locate(DUPLICATES, query)`` returns."""
+    positions, docs, before = [], [], 0
+    for n_rows, at, found in parts:
+        positions.append(before + at)
+        docs.append(found)
+        before += n_rows
+    return np.concatenate(positions), np.concatenate(docs)
 
 
 def combine(job: EvaluateJob, outcomes: Iterable[bytes], locate: Callable[..., tuple[Any, Any]],

@@ -30,14 +30,17 @@ from ._engines import (
     DUPLICATES,
     LABELS,
     EvaluateJob,
+    EvaluateResults,
     TrecJob,
     combine,
     combine_trec,
     evaluate_job,
     evaluate_partition,
+    first_in_table,
     first_invalid,
     partition_outcome,
     per_query_rows,
+    rows_in_table,
     text_values,
     trec_job,
     trec_outcome,
@@ -217,24 +220,14 @@ def _locate_rows(frame: Any, qid: str, doc: str, query: Any) -> tuple[np.ndarray
     """Positions in ``frame.compute()``'s row order, and document ids, of query ``query``'s
     rows: one pass, made only to word the error for a document given twice."""
     parts = frame.to_delayed()
-    found, offset = [], 0
-    for length, at, docs in dask.compute(*[dask.delayed(_rows_of)(p, qid, doc, query) for p in parts]):
-        found.append((offset + at, docs))
-        offset += length
-    return np.concatenate([at for at, _ in found]), np.concatenate([docs for _, docs in found])
+    return rows_in_table(dask.compute(*[dask.delayed(_rows_of)(p, qid, doc, query) for p in parts]))
 
 
 def _locate(frame: Any, name: str, kind: str) -> tuple[int, Any]:
     """Position in ``frame.compute()``'s row order, and value, of the first bad label or NaN
     score of column ``name``: one pass, made only to word that error."""
     parts = _series(frame, name).to_delayed()
-    offset = 0
-    for length, found, value in dask.compute(*[dask.delayed(_first_invalid_of)(p, kind) for p in parts]):
-        if found is not None:
-            return offset + found, value
-        offset += length
-    raise RuntimeError(f"column {name!r} changed between two passes over it: a partition's task found a "
-                       "bad value that a second pass does not")
+    return first_in_table(dask.compute(*[dask.delayed(_first_invalid_of)(p, kind) for p in parts]), name)
 
 
 def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y_score: str,
@@ -298,7 +291,7 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
     return DaskResults(ddf, job, npartitions)
 
 
-class DaskResults:
+class DaskResults(EvaluateResults):
     """The results of :func:`evaluate`: lazy until asked for.
 
     Attributes
@@ -319,39 +312,19 @@ class DaskResults:
 
     def __init__(self, ddf: Any, job: EvaluateJob, npartitions: int | None) -> None:
         qid = job.names["qid"]
+        super().__init__(job)
         self._source = ddf
-        self._job = job
         self._grouped = _by_query(_projected(ddf, job.names.values()), qid, npartitions, job.stable)
         self._largest = _series(ddf, job.names["y_true"]).max() if job.needs_max_grade else None
         meta = _per_query_meta(ddf, qid, job.metrics)
         self.per_query = self._grouped.map_partitions(_per_query_frame, job, meta, self._largest, meta=meta)
-        self._means: dict[str, float] | None = None
-        self._results: Results | None = None
-
-    @property
-    def metrics(self) -> tuple[str, ...]:
-        return self._job.metrics
-
-    def mean(self) -> dict[str, float]:
-        """Mean over queries of every metric, in the order asked: :func:`rankwise.evaluate`'s
-        ``mean()`` on the same rows, digit for digit. Computes only the partitions' sums."""
-        if self._results is not None:
-            return self._results.mean()
-        if self._means is None:
-            self._means = self._combine("mean")
-        return dict(self._means)
 
     def compute(self) -> Results:
         """Every query's values as one :class:`rankwise.Results`, equal to
         :func:`rankwise.evaluate`'s on the columns of ``ddf.compute()``, bit for bit."""
-        if self._results is None:
-            self._results = self._combine("results")
-        return self._results
+        return self._all_results()
 
-    def __rankwise_results__(self) -> Results:
-        return self.compute()
-
-    def _combine(self, want: str) -> Any:
+    def _combined(self, want: str) -> Any:
         # One kind of collection per compute: Delayed objects (a Dask Scalar would warn).
         largest = None if self._largest is None else self._largest.to_delayed()
         parts = self._grouped.to_delayed()

@@ -45,13 +45,16 @@ from ._engines import (
     DUPLICATES,
     LABELS,
     EvaluateJob,
+    EvaluateResults,
     TrecJob,
     combine,
     combine_trec,
     evaluate_job,
+    first_in_table,
     first_invalid,
     partition_outcome,
     per_query_rows,
+    rows_in_table,
     text_values,
     trec_job,
     trec_outcome,
@@ -242,22 +245,14 @@ def _locate(df: DataFrame, job: EvaluateJob, kind: str, query: Any = None) -> tu
         qid, doc = job.names["qid"], job.names["doc_ids"]
         parts = df.select(_column(qid), _column(doc)).mapInArrow(partial(_rows_of, query, qid, doc),
                                                                  _OUTCOME).collect()
-        found, before = [], 0
-        for _, n_rows, at, docs in sorted((pickle.loads(part.outcome) for part in parts), key=lambda p: p[0]):
-            found.append((before + at, docs))
-            before += n_rows
-        return np.concatenate([at for at, _ in found]), np.concatenate([docs for _, docs in found])
+        found = sorted((pickle.loads(part.outcome) for part in parts), key=lambda p: p[0])
+        return rows_in_table(part[1:] for part in found)
     name = job.names["y_true" if kind == LABELS else "y_score"]
     rows = df.select(_column(name)).mapInArrow(partial(_first_invalid, kind, name), _OUTCOME).collect()
-    before = 0
-    for _, n_rows, at, value in sorted(pickle.loads(row.outcome) for row in rows):
-        if at is not None:
-            return before + at, value
-        before += n_rows
-    raise RuntimeError(f"the table changed between two passes: no bad value in column {name!r} now")
+    return first_in_table((part[1:] for part in sorted(pickle.loads(row.outcome) for row in rows)), name)
 
 
-class SparkResults:
+class SparkResults(EvaluateResults):
     """The results of :func:`evaluate`: per-query values on Spark, their means on the driver.
 
     Nothing runs until asked: :meth:`mean` runs one job (and, for ERR or graded RBP without
@@ -270,16 +265,10 @@ class SparkResults:
     """
 
     def __init__(self, df: DataFrame, job: EvaluateJob, n_partitions: int | None) -> None:
-        self._df, self._job, self._n_partitions = df, job, n_partitions
+        super().__init__(job)
+        self._df, self._n_partitions = df, n_partitions
         self._prepared: tuple[EvaluateJob, DataFrame] | None = None
-        self._results: Results | None = None
-        self._means: dict[str, float] | None = None
         self._qid_type = _field(df, job.names["qid"], "qid").dataType
-
-    @property
-    def metrics(self) -> tuple[str, ...]:
-        """The metric names, as asked."""
-        return self._job.metrics
 
     def _ready(self) -> tuple[EvaluateJob, DataFrame]:
         """The job with max_grade resolved, and the table with each query in one partition."""
@@ -308,22 +297,9 @@ class SparkResults:
         rows = df.mapInArrow(partial(_evaluate_outcomes, job, want), _OUTCOME).collect()
         return combine(job, [row.outcome for row in rows], partial(_locate, self._df, job), want)
 
-    def mean(self) -> dict[str, float]:
-        """Each metric's mean over queries, in the order asked: ``rw.evaluate(...).mean()``'s digits."""
-        if self._results is not None:
-            return self._results.mean()
-        if self._means is None:
-            self._means = self._combined("mean")
-        return dict(self._means)
-
     def collect(self) -> Results:
         """Every query's values, as :func:`rankwise.evaluate` on the collected columns gives them."""
-        if self._results is None:
-            self._results = self._combined("results")
-        return self._results
-
-    def __rankwise_results__(self) -> Results:
-        return self.collect()
+        return self._all_results()
 
     def __repr__(self) -> str:
         return f"SparkResults({', '.join(self.metrics)}; ties={self._job.settings['ties']!r})"
