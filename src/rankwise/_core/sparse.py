@@ -1,0 +1,147 @@
+"""Users x items matrices (scipy.sparse or dense) in one canonical CSR form.
+
+Recommender data comes as a scipy.sparse matrix of held-out labels, or a mask of the items
+to exclude (the training interactions). ``as_csr`` checks such an argument and returns
+``Csr``: per row sorted, unique column indices as int64, labels as float64. scipy sums
+duplicate entries silently when it converts between formats, which would change a label
+unseen, so duplicates are looked for before any conversion and refused. scipy is imported
+only when the caller passes one of its matrices: ``import scipy.sparse`` would multiply the
+time ``import rankwise`` takes.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .validation import as_array
+
+__all__ = ["Csr", "as_csr", "is_sparse"]
+
+
+@dataclass(frozen=True)
+class Csr:
+    """Canonical CSR: row ``i``'s entries are ``indptr[i]:indptr[i+1]``, columns sorted and unique.
+
+    ``data`` holds float64 labels, or is None for a mask (every entry stored is excluded).
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray | None
+    shape: tuple[int, int]
+
+
+def is_sparse(x: Any) -> bool:
+    """Whether ``x`` is a scipy.sparse array or matrix, without importing scipy.sparse.
+
+    Examples
+    --------
+    >>> is_sparse(np.eye(2))
+    False
+    """
+    # A scipy.sparse object exists only once its module was imported by someone.
+    module = sys.modules.get("scipy.sparse")
+    return module is not None and bool(module.issparse(x))
+
+
+def as_csr(matrix: Any, name: str, *, shape: tuple[int, int] | None = None, mask: bool = False) -> Csr:
+    """Check a users x items matrix and return it as ``Csr``, never modifying the caller's.
+
+    ``matrix`` is any scipy.sparse array or matrix, or a dense 2-D array. Labels
+    (``mask=False``): non-zero entries are stored, and must be finite and >= 0; explicit
+    zeros are dropped (not relevant); a (row, column) given twice is an error. A mask
+    (``mask=True``): a dense mask must be boolean (True excludes); of a sparse one every
+    stored non-zero entry excludes, and duplicates merge. Errors name ``name``; ``shape``,
+    when given, must match.
+
+    Examples
+    --------
+    >>> csr = as_csr(np.array([[0, 2], [1, 0]]), "y_true")
+    >>> csr.indptr.tolist(), csr.indices.tolist(), csr.data.tolist()
+    ([0, 1, 2], [1, 0], [2.0, 1.0])
+    """
+    if is_sparse(matrix):
+        rows, cols, values, found = _coordinates(matrix, name)
+    else:
+        rows, cols, values, found = _dense_coordinates(matrix, name, mask)
+    if shape is not None and tuple(shape) != found:
+        raise ValueError(f"{name} must have shape {tuple(shape)}, got {found}")
+    if mask and values is not None:
+        stored = values != 0
+        rows, cols, values = rows[stored], cols[stored], None
+    elif values is not None:
+        _check_labels(rows, cols, values, name)
+    rows, cols, values = _row_major(rows, cols, values)
+    repeated = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
+    if repeated.any():
+        if not mask:
+            i = int(np.flatnonzero(repeated)[0])
+            raise ValueError(f"{name} stores (row {rows[i]}, column {cols[i]}) more than once; scipy would "
+                             f"add the values silently: call {name}.sum_duplicates() first if that is meant")
+        first = np.concatenate(([True], ~repeated))
+        rows, cols = rows[first], cols[first]
+    if values is not None:
+        stored = values != 0
+        rows, cols, values = rows[stored], cols[stored], values[stored]
+    indptr = np.zeros(found[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=found[0]), out=indptr[1:])
+    data = None if mask else np.ascontiguousarray(values, dtype=np.float64)
+    return Csr(indptr, np.ascontiguousarray(cols, dtype=np.int64), data, found)
+
+
+def _coordinates(matrix: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, tuple[int, int]]:
+    """Row, column and value of every stored entry of a scipy.sparse matrix, duplicates kept."""
+    if len(matrix.shape) != 2:
+        raise ValueError(f"{name} must be 2-D (users x items), got shape {matrix.shape}")
+    # COO keeps every stored entry, duplicates included; conversions to CSR would sum them.
+    coo = matrix.tocoo(copy=False)
+    if coo.data.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers (bool, int or float), got dtype {coo.data.dtype}")
+    rows, cols = coo.row, coo.col
+    shape = (int(matrix.shape[0]), int(matrix.shape[1]))
+    return rows.astype(np.int64, copy=False), cols.astype(np.int64, copy=False), coo.data, shape
+
+
+def _dense_coordinates(matrix: Any, name: str,
+                       mask: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, tuple[int, int]]:
+    """The stored entries of a dense matrix: its True cells (a mask) or its non-zero ones (labels)."""
+    arr = as_array(matrix, name)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (users x items), got shape {arr.shape}")
+    shape = (int(arr.shape[0]), int(arr.shape[1]))
+    if mask:
+        if arr.dtype != np.bool_:
+            raise TypeError(f"{name} must be a boolean mask (True excludes) or a scipy.sparse matrix, "
+                            f"got dtype {arr.dtype}")
+        rows, cols = np.nonzero(arr)
+        return rows.astype(np.int64), cols.astype(np.int64), None, shape
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers (bool, int or float), got dtype {arr.dtype}")
+    # NaN is non-zero: kept, for the label check to name it.
+    rows, cols = np.nonzero(arr)
+    return rows.astype(np.int64), cols.astype(np.int64), arr[rows, cols], shape
+
+
+def _check_labels(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, name: str) -> None:
+    if values.dtype.kind == "b" or not values.size:
+        return
+    if values.dtype.kind == "f":
+        bad = ~(np.isfinite(values) & (values >= 0))
+    else:
+        bad = values < 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must hold finite labels >= 0; found {values[i].item()!r} at row "
+                         f"{rows[i]}, column {cols[i]}")
+
+
+def _row_major(rows: np.ndarray, cols: np.ndarray,
+               values: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Entries in (row, column) order, sorted only when they are not already."""
+    if rows.size < 2 or np.all((rows[1:] > rows[:-1]) | ((rows[1:] == rows[:-1]) & (cols[1:] >= cols[:-1]))):
+        return rows, cols, values
+    order = np.lexsort((cols, rows))
+    return rows[order], cols[order], None if values is None else values[order]
