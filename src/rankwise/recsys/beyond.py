@@ -258,8 +258,7 @@ def _long_tail_items(long_tail: Any, popularity: np.ndarray | None, n_items: int
         share = float(long_tail)
         if not 0 < share < 1:
             raise ValueError(f"long_tail, a share of interactions, must be in (0, 1), got {long_tail!r}")
-        if popularity is None:
-            raise ValueError("APLT with long_tail a share needs train= (item popularity)")
+        assert popularity is not None  # _check_needs asked for train=
         order = np.argsort(-popularity, kind="stable")
         held = np.cumsum(popularity[order])
         if held.size == 0 or held[-1] <= 0:
@@ -267,6 +266,8 @@ def _long_tail_items(long_tail: Any, popularity: np.ndarray | None, n_items: int
         head = int(np.searchsorted(held, (1.0 - share) * held[-1], side="left")) + 1
         return np.sort(order[head:])
     arr = as_integers(long_tail, "long_tail", "item ids")
+    if arr.ndim == 1 and arr.size == 0:
+        return np.empty(0, dtype=np.int64)
     if arr.ndim != 1 or arr.dtype.kind not in "biu":
         raise TypeError("long_tail must be a share in (0, 1), a 1-D array of item ids, or a boolean mask "
                         f"over the items; got {arr.dtype} shape {arr.shape}")
