@@ -1,8 +1,10 @@
 """beyond_accuracy against the brute-force references of rankwise.testing.recsys (hypothesis),
 worked examples by hand, and transcriptions of RecBole's, Elliot's and recmetrics' definitions."""
+import doctest
 import math
 import tracemalloc
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,9 @@ from rankwise.testing import recsys as ref
 
 ALL = ["coverage", "gini", "entropy", "novelty", "EPC", "EPC(discount=log)", "EPC(discount=none)", "ARP",
        "APLT", "personalization", "ILD"]
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "beyond-accuracy.md"
 
 
 def same(a, b):
@@ -314,10 +319,18 @@ def test_inputs_unchanged_when_read_only():
     ([[0, 1], [[2]]], ValueError, r"recommended\[1\] must be a 1-D array"),
     ([[0, 1], ["a"]], TypeError, r"recommended\[1\] must hold integer"),
     (np.array([[0, 2**64 - 1]], dtype=np.uint64), ValueError, "beyond 2..63 - 1"),
+    (np.array([[True, False]]), TypeError, "recommended must hold integer item ids"),
 ])
 def test_bad_recommended(recommended, error, match):
     with pytest.raises(error, match=match):
         rw.beyond_accuracy(recommended, "coverage", n_items=4)
+
+
+def test_data_frame_recommended_is_refused():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"user": [0, 0], "item": [1, 2], "rank": [1, 2]})
+    with pytest.raises(TypeError, match="recommended must be a .users, K. array.*got a DataFrame"):
+        rw.beyond_accuracy(frame, "coverage", n_items=4)
 
 
 @pytest.mark.parametrize(("metrics", "error", "match"), [
@@ -391,3 +404,9 @@ def test_undefined_values_raise():
     assert math.isnan(rw.beyond_accuracy([[1]], "ILD", item_features=np.array([[1.0], [0.0]]))["ILD"])
     with pytest.raises(ValueError, match="train holds no interaction"):
         rw.beyond_accuracy([[0, 1]], "APLT", train=np.zeros((2, 2)))
+
+
+@pytest.mark.skipif(not DOC.exists(), reason="docs/ is only in a source checkout")
+def test_doc_examples():
+    result = doctest.testfile(str(DOC), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0

@@ -134,6 +134,10 @@ def _as_ids(values: Any, name: str, ndim: int) -> np.ndarray:
 
 def _as_lists(recommended: Any, n_items: int | None) -> _Lists:
     """The (users, K) -1-padded array or the list of 1-D arrays, checked, as ``_Lists``."""
+    if hasattr(recommended, "columns"):
+        # A frame's columns (user, item, rank) would otherwise read as three-item lists.
+        raise TypeError("recommended must be a (users, K) array of item ids or a list of 1-D arrays, "
+                        f"got a {type(recommended).__name__}")
     if isinstance(recommended, (list, tuple)):
         rows = [_as_ids(row, f"recommended[{u}]", 1).ravel() for u, row in enumerate(recommended)]
         lengths = np.array([row.size for row in rows], dtype=np.int64)
