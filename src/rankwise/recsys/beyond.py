@@ -256,9 +256,14 @@ class _Context:
     features: _Features | None
 
 
+def _is_share(long_tail: Any) -> bool:
+    """Whether ``long_tail`` is a share of interactions (a number) rather than a set of items."""
+    return isinstance(long_tail, (float, int, np.floating, np.integer)) and not isinstance(long_tail, bool)
+
+
 def _long_tail_items(long_tail: Any, popularity: np.ndarray | None, n_items: int | None) -> np.ndarray:
     """APLT's long tail as sorted item ids: a share of interactions, or an explicit set."""
-    if isinstance(long_tail, (float, int, np.floating, np.integer)) and not isinstance(long_tail, bool):
+    if _is_share(long_tail):
         share = float(long_tail)
         if not 0 < share < 1:
             raise ValueError(f"long_tail, a share of interactions, must be in (0, 1), got {long_tail!r}")
@@ -392,14 +397,18 @@ def beyond_accuracy(recommended: Any, metrics: str | list[str], *, train: Any = 
     tail = _long_tail_items(long_tail, popular, catalogue) if "APLT" in kinds else None
     context = _Context(catalogue, seen_by, popular, 0 if train_csr is None else train_csr.shape[0], tail,
                        features)
-    return {name: _METRICS[spec.kind](lists.cut(spec.k), context, spec) for name, spec in zip(names, specs,
-                                                                                              strict=True)}
+    cut = [lists.cut(spec.k) for spec in specs]
+    for spec, its_lists in zip(specs, cut, strict=True):
+        if spec.kind in _UNDEFINED:
+            _UNDEFINED[spec.kind](its_lists, context)
+    return {name: _METRICS[spec.kind](its_lists, context, spec)
+            for name, spec, its_lists in zip(names, specs, cut, strict=True)}
 
 
 def _check_needs(names: list[str], specs: list[BeyondSpec], catalogue: int | None, has_train: bool,
                  has_features: bool, long_tail: Any) -> None:
     """Refuse, before any work, a metric whose inputs are missing."""
-    share = isinstance(long_tail, (float, int, np.floating, np.integer)) and not isinstance(long_tail, bool)
+    share = _is_share(long_tail)
     for name, spec in zip(names, specs, strict=True):
         if spec.kind in _NEEDS_CATALOGUE and catalogue is None:
             raise ValueError(f"metric {name!r} needs the number of items: pass n_items=, train= or "
@@ -450,16 +459,20 @@ def _entropy(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
     return -_exact_sum(p * np.log(p))
 
 
-def _novelty(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _check_seen(lists: _Lists, context: _Context) -> None:
+    """Novelty is infinite for an item that no user of train saw."""
     assert context.seen_by is not None
-    seen = context.seen_by[lists.items]
-    unseen = np.flatnonzero(seen == 0)
+    unseen = np.flatnonzero(context.seen_by[lists.items] == 0)
     if unseen.size:
         i = int(unseen[0])
         raise ValueError(f"novelty: item {lists.items[i]} (user {lists.rows[i]}, position "
                          f"{lists.positions[i]}) has no interaction in train, so an infinite "
                          "self-information -log2(0)")
-    return _mean_over_users(lists, -np.log2(seen / context.n_train_users))
+
+
+def _novelty(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+    assert context.seen_by is not None
+    return _mean_over_users(lists, -np.log2(context.seen_by[lists.items] / context.n_train_users))
 
 
 def _discount(positions: np.ndarray, discount: str) -> np.ndarray:
@@ -507,6 +520,17 @@ def _personalization(lists: _Lists, context: _Context, spec: BeyondSpec) -> floa
     return 1.0 - pairs / (m * (m - 1) / 2.0)
 
 
+def _check_directions(lists: _Lists, context: _Context) -> None:
+    """A zero feature vector has no cosine with another: refused where a list pairs it."""
+    assert context.features is not None
+    rows = lists.rows
+    zero = np.flatnonzero((lists.lengths[rows] >= 2) & (context.features.norms[lists.items] == 0))
+    if zero.size:
+        i = int(zero[0])
+        raise ValueError(f"item_features' row {lists.items[i]} is all zeros, so its cosine is undefined; it "
+                         f"is recommended to user {rows[i]} (position {lists.positions[i]})")
+
+
 def _ild(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
     """Per list: 1 - (|sum of unit vectors|^2 - n) / (n (n - 1)), the mean over the n (n - 1)
     ordered pairs of 1 - cosine, from one sum of n vectors of length d."""
@@ -515,13 +539,6 @@ def _ild(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
     features = context.features
     assert features is not None
     lengths = lists.lengths
-    rows = lists.rows
-    in_pairs = lengths[rows] >= 2
-    zero = np.flatnonzero(in_pairs & (features.norms[lists.items] == 0))
-    if zero.size:
-        i = int(zero[0])
-        raise ValueError(f"item_features' row {lists.items[i]} is all zeros, so its cosine is undefined; it "
-                         f"is recommended to user {rows[i]} (position {lists.positions[i]})")
     users = np.flatnonzero(lengths >= 2)
     if users.size == 0:
         return math.nan
@@ -543,3 +560,5 @@ _METRICS: dict[str, Callable[[_Lists, _Context, BeyondSpec], float]] = {
     "coverage": _coverage, "gini": _gini, "entropy": _entropy, "novelty": _novelty, "EPC": _epc, "ARP": _arp,
     "APLT": _aplt, "personalization": _personalization, "ILD": _ild,
 }
+# Checks that run before any metric is computed, for values a metric cannot take.
+_UNDEFINED: dict[str, Callable[[_Lists, _Context], None]] = {"novelty": _check_seen, "ILD": _check_directions}
