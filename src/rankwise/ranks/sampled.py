@@ -29,6 +29,7 @@ probabilities taken in log space: O(n m) time and O(chunk m) memory per distinct
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -155,7 +156,8 @@ def _bernstein(theta: np.ndarray, d: int, log_binom: np.ndarray) -> np.ndarray:
     return np.exp(log_binom[None, :] + xlogy(s[None, :], t) + xlog1py(d - s[None, :], -t))
 
 
-def _passes(last: int, m: int, n: int, prior: np.ndarray | None):
+def _passes(last: int, m: int, n: int,
+            prior: np.ndarray | None) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Chunks of full ranks 1..last: (ranks, theta_R, w_R)."""
     step = max(1, _CHUNK_CELLS // (2 * m + 1))
     for lo in range(1, last + 1, step):
