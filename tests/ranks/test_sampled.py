@@ -9,6 +9,7 @@ import pytest
 import scipy.stats
 
 import rankwise as rw
+from rankwise.ranks import sampled
 from rankwise.testing import ranks as ref
 
 POLICIES = ["expected", "realistic", "optimistic", "pessimistic"]
@@ -369,9 +370,18 @@ def test_read_only_inputs_are_accepted_and_unchanged():
     np.testing.assert_array_equal(prior, keep[1])
 
 
-def test_large_catalog_is_summed_in_chunks():
-    # n = 10**6 full ranks, m = 50: chunks of the Bernstein sums, no n x m matrix; the posterior
-    # mean of Hits@1 must still be P(R = 1 | r) = p(r | 1) / sum_R p(r | R).
+@pytest.mark.parametrize("m, n", [(1, 129), (5, 700), (40, 5121), (100, 10**5)])
+def test_euler_maclaurin_sums_match_direct_sums(m, n):
+    # The uniform prior's closed-form path against the chunked sums (forced by a flat prior).
+    flat = np.ones(n)
+    np.testing.assert_allclose(sampled.gram_sums(m, n, None), sampled.gram_sums(m, n, flat), rtol=1e-12)
+    np.testing.assert_allclose(sampled.target_sums("MR", None, m, n, None),
+                               sampled.target_sums("MR", None, m, n, flat), rtol=1e-12)
+
+
+def test_large_catalog():
+    # n = 10**6 full ranks, m = 50, no n x m matrix: the posterior mean of Hits@1 must still be
+    # P(R = 1 | r) = p(r | 1) / sum_R p(r | R), which is 1 / sum_R (1 - theta_R)^m at r = 1.
     n, m = 10**6, 50
     f = table("Hits", 1, m, n, "bv", 1.0)
     assert f[0] == pytest.approx(1.0 / np.sum((np.arange(n) / (n - 1)) ** m), rel=1e-10)
