@@ -2,7 +2,9 @@
 negatives (Krichene & Rendle, "On Sampled Metrics for Item Recommendation", KDD 2020), against
 the exact definitions of rankwise.testing.ranks (the explicit matrix A, solved in Fractions),
 the paper's worked example, and simulations of the sampling itself."""
+import doctest
 from fractions import Fraction as F
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -386,3 +388,12 @@ def test_large_catalog():
     f = table("Hits", 1, m, n, "bv", 1.0)
     assert f[0] == pytest.approx(1.0 / np.sum((np.arange(n) / (n - 1)) ** m), rel=1e-10)
     assert np.all(f[1:] == 0)
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "sampled-metrics.md"
+
+
+@pytest.mark.skipif(not DOC.exists(), reason="docs/ is only in a source checkout")
+def test_doc_examples():
+    result = doctest.testfile(str(DOC), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0

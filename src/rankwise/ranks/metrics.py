@@ -270,9 +270,10 @@ class _Evaluation:
         assert sampling is not None and self.counts is not None
         pairs, group = np.unique(np.column_stack([self.counts - 1, sampling.n_items]), axis=0,
                                  return_inverse=True)
+        group = group.reshape(-1)
+        members = np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
         out = np.empty_like(self.o)
-        for g, (m, n) in enumerate(pairs.tolist()):
-            rows = group.reshape(-1) == g
+        for (m, n), rows in zip(pairs.tolist(), members, strict=True):
             if sampling.correction == "rank" and self.ties == "realistic":
                 # The rank estimate is a formula: at the mean rank itself, as the plain metric.
                 out[rows] = metric_of_rank(base, k, 1 + (n - 1) * (self.rank[rows] - 1) / m)
