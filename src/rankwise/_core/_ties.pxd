@@ -1,5 +1,6 @@
 # Expectations over tie orderings, and the harmonic sums they need: the one copy that the
-# kernels of every domain use (lists/_listwise.pyx, trec/_trec.pyx, ranks/_chance.pyx).
+# kernels of every domain use (lists/_listwise.pyx, trec/_trec.pyx, ranks/_chance.pyx); with
+# one relevant item, E[[r <= k] / log2(r + 1)] over a tie, its discounts summed by Euler-Maclaurin.
 #
 # A tie group holds c items, y of them relevant, and `above` items rank strictly above it;
 # every order of the group is equally likely (McSherry & Najork, "Computing information

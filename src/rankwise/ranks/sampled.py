@@ -40,7 +40,8 @@ from numpy.typing import ArrayLike
 
 from .positive import _as_counts
 
-__all__ = ["CORRECTIONS", "Sampling", "metric_of_rank", "correction_table", "table_value", "check_sampling"]
+__all__ = ["CORRECTIONS", "Sampling", "check_sampling", "correction_table", "gram_sums", "metric_of_rank",
+           "solve_table", "table_value", "target_sums"]
 
 CORRECTIONS = ("none", "rank", "cls", "bv")
 # Chunk of full ranks per pass: chunk x (2m + 1) float64 stay near 8 MiB.
