@@ -183,8 +183,8 @@ def test_gamma_defaults_to_the_papers_best():
 
 
 # ---------------------------------------------------------------------------
-# The paper's worked example (KDD 2020, §2, Table 2): n = 10,000 items, five
-# instances per recommender, ranks among 100 sampled negatives
+# The paper's toy example: n = 10,000 items, five instances per recommender, ranks among
+# 100 sampled negatives; its table of exact and sampled (mean, spread over 1000 samples) values
 # ---------------------------------------------------------------------------
 
 TOY = {"A": [100] * 5, "B": [40, 40, 8437, 9266, 4482], "C": [212, 2, 743, 5342, 1548]}
