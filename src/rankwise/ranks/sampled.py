@@ -81,12 +81,10 @@ class Sampling:
 
     def table(self, base: str, k: int | None, m: int, n: int) -> np.ndarray:
         """f(1..m+1) of one metric for m negatives among n items; the Gram sums once per (m, n)."""
-        if self.correction in ("none", "rank"):
-            return correction_table(base, k, m, n, self.correction)
-        if (m, n) not in self.grams:
+        if self.correction in ("cls", "bv") and (m, n) not in self.grams:
             self.grams[(m, n)] = gram_sums(m, n, self.prior)
-        target = target_sums(base, k, m, n, self.prior)
-        return solve_table(self.grams[(m, n)], target, m, self.gamma if self.correction == "bv" else 0.0)
+        return correction_table(base, k, m, n, self.correction, self.gamma, self.prior,
+                                self.grams.get((m, n)))
 
 
 def check_sampling(n_items: ArrayLike, correction: object, gamma: object, prior: ArrayLike | None,
@@ -257,8 +255,10 @@ def solve_table(sums: np.ndarray, target: np.ndarray, m: int, gamma: float) -> n
 
 
 def correction_table(base: str, k: int | None, m: int, n: int, correction: str, gamma: float = 0.0,
-                     prior: np.ndarray | None = None) -> np.ndarray:
+                     prior: np.ndarray | None = None, sums: np.ndarray | None = None) -> np.ndarray:
     """f(1..m+1): the estimate of the full-catalog M(R) for each sampled rank, m negatives of n - 1.
+
+    ``sums``: gram_sums(m, n, prior) when already computed (they serve every metric).
 
     Examples
     --------
@@ -272,8 +272,9 @@ def correction_table(base: str, k: int | None, m: int, n: int, correction: str, 
         return metric_of_rank(base, k, sampled_rank)
     if correction == "rank":
         return metric_of_rank(base, k, 1 + (n - 1) * (sampled_rank - 1) / m)
-    return solve_table(gram_sums(m, n, prior), target_sums(base, k, m, n, prior), m,
-                       gamma if correction == "bv" else 0.0)
+    if sums is None:
+        sums = gram_sums(m, n, prior)
+    return solve_table(sums, target_sums(base, k, m, n, prior), m, gamma if correction == "bv" else 0.0)
 
 
 def table_value(table: np.ndarray, optimistic: np.ndarray, pessimistic: np.ndarray, ties: str) -> np.ndarray:
