@@ -5,7 +5,7 @@ Protocols that rank the true item against m sampled negatives instead of all n i
 a sampled rank r in 1..m+1. With negatives drawn uniformly with replacement, a true item
 of full rank R outranks each one with probability theta_R = (R - 1) / (n - 1), so
 
-    P(r | R) = Binom(r - 1; m, theta_R)                          (Krichene & Rendle 2020, §3)
+    P(r | R) = Binom(r - 1; m, theta_R)       (Krichene & Rendle, KDD 2020)
 
 and the metric of r is not an estimate of the metric of R. A *correction* is a table
 f(1..m+1): each query's estimate is f(r), and its mean over queries estimates the
