@@ -381,6 +381,14 @@ def test_euler_maclaurin_sums_match_direct_sums(m, n):
                                sampled.target_sums("MR", None, m, n, flat), rtol=1e-12)
 
 
+@pytest.mark.parametrize("base, k", [("MRR", None), ("nDCG", None), ("nDCG", 40_000)])
+@pytest.mark.parametrize("m, n", [(1, 1000), (7, 5000), (60, 10**5)])
+def test_smooth_tail_matches_direct_sums(base, k, m, n):
+    # MRR's and nDCG's far ranks by Euler-Maclaurin against the chunked sums (a flat prior).
+    np.testing.assert_allclose(sampled.target_sums(base, k, m, n, None),
+                               sampled.target_sums(base, k, m, n, np.ones(n)), rtol=1e-12)
+
+
 def test_large_catalog():
     # n = 10**6 full ranks, m = 50, no n x m matrix: the posterior mean of Hits@1 must still be
     # P(R = 1 | r) = p(r | 1) / sum_R p(r | R), which is 1 / sum_R (1 - theta_R)^m at r = 1.
