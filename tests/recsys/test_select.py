@@ -202,3 +202,40 @@ def test_hypothesis_against_reference(scores, k, data):
             rw.top_k(scores, k, exclude=mask, nan="last", ties="raise")
     else:
         np.testing.assert_array_equal(rw.top_k(scores, k, exclude=mask, nan="last", ties="raise"), expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_long_rows_with_ties_exclusion_and_nan(rng, dtype):
+    # Rows of many pieces (the first pass's floor applies), as well as rows with NaN
+    # (nan="last": every item through the heap) and heavily excluded rows.
+    scores = tied_scores(rng, (40, 700), dtype)
+    scores[:5] = rng.normal(size=(5, 700))
+    scores[5:10, rng.random(700) < 0.5] = np.nan
+    scores[10] = -np.inf
+    mask = rng.random((40, 700)) < 0.1
+    mask[11:14] = rng.random((3, 700)) < 0.97
+    for k in (1, 3, 20, 21, 22, 50, 699):
+        expected, tied = reference(scores, k, mask)
+        ids, out = rw.top_k(scores, k, exclude=sp.csr_matrix(mask), nan="last", return_scores=True)
+        np.testing.assert_array_equal(ids, expected)
+        np.testing.assert_array_equal(out, np.where(ids >= 0, np.take_along_axis(scores, np.maximum(ids, 0), 1),
+                                                    np.nan))
+        if tied:
+            with pytest.raises(ValueError, match=f"in row {tied[0]}, "):
+                rw.top_k(scores, k, exclude=mask, nan="last", ties="raise")
+        clean = ~np.isnan(scores).any(axis=1)
+        untied = np.setdiff1d(np.flatnonzero(clean), tied)
+        np.testing.assert_array_equal(rw.top_k(scores[untied], k, exclude=mask[untied], ties="raise"),
+                                      np.asarray(expected)[untied])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 400), st.integers(1, 30), st.integers(0, 2**32 - 1), st.floats(0, 1))
+def test_hypothesis_long_rows(n_items, k, seed, excluded):
+    gen = np.random.default_rng(seed)
+    scores = gen.integers(0, gen.integers(1, 50), (3, n_items)).astype(np.float32)
+    mask = gen.random((3, n_items)) < excluded
+    expected, tied = reference(scores, k, mask)
+    np.testing.assert_array_equal(rw.top_k(scores, k, exclude=mask), expected)
+    if not tied:
+        np.testing.assert_array_equal(rw.top_k(scores, k, exclude=mask, ties="raise"), expected)
