@@ -33,8 +33,7 @@ cdef extern from *:
     static float rankwise_piece_f32(const float* s) {
         __m128 a = _mm_loadu_ps(s), b = _mm_loadu_ps(s + 4), c = _mm_loadu_ps(s + 8),
                d = _mm_loadu_ps(s + 12), m0 = _mm_set1_ps(-INFINITY), m1 = m0, bad;
-        float lanes[4], r;
-        int j, l;
+        int j;
         m0 = _mm_max_ps(a, m0);
         m1 = _mm_max_ps(b, m1);
         bad = _mm_or_ps(_mm_cmpunord_ps(a, b), _mm_cmpunord_ps(c, d));
@@ -49,10 +48,9 @@ cdef extern from *:
         }
         if (_mm_movemask_ps(bad))
             return NAN;
-        _mm_storeu_ps(lanes, _mm_max_ps(m0, m1));
-        r = lanes[0];
-        for (l = 1; l < 4; l++) r = lanes[l] > r ? lanes[l] : r;
-        return r;
+        m0 = _mm_max_ps(m0, m1);
+        m0 = _mm_max_ps(m0, _mm_movehl_ps(m0, m0));
+        return _mm_cvtss_f32(_mm_max_ss(m0, _mm_shuffle_ps(m0, m0, 1)));
     }
     static double rankwise_piece_f64(const double* s) {
         __m128d a, b, m0 = _mm_set1_pd(-INFINITY), m1 = m0, bad = _mm_setzero_pd();
@@ -69,6 +67,34 @@ cdef extern from *:
         _mm_storeu_pd(lanes, _mm_max_pd(m0, m1));
         return lanes[1] > lanes[0] ? lanes[1] : lanes[0];
     }
+    /* The offsets of the n scores at least t (above t when strict), ascending, into hits;
+       how many. Four (two) compared at once: a piece holds few such scores. */
+    static int rankwise_at_least_f32(const float* s, int n, float t, int strict, int* hits) {
+        __m128 tv = _mm_set1_ps(t), v;
+        int j = 0, h = 0, l, mask;
+        for (; j + 4 <= n; j += 4) {
+            v = _mm_loadu_ps(s + j);
+            mask = _mm_movemask_ps(strict ? _mm_cmpgt_ps(v, tv) : _mm_cmpge_ps(v, tv));
+            for (l = 0; mask; l++, mask >>= 1)
+                if (mask & 1) hits[h++] = j + l;
+        }
+        for (; j < n; j++)
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
+        return h;
+    }
+    static int rankwise_at_least_f64(const double* s, int n, double t, int strict, int* hits) {
+        __m128d tv = _mm_set1_pd(t), v;
+        int j = 0, h = 0, l, mask;
+        for (; j + 2 <= n; j += 2) {
+            v = _mm_loadu_pd(s + j);
+            mask = _mm_movemask_pd(strict ? _mm_cmpgt_pd(v, tv) : _mm_cmpge_pd(v, tv));
+            for (l = 0; mask; l++, mask >>= 1)
+                if (mask & 1) hits[h++] = j + l;
+        }
+        for (; j < n; j++)
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
+        return h;
+    }
     #else
     static float rankwise_piece_f32(const float* s) {
         float r = -INFINITY;
@@ -82,11 +108,26 @@ cdef extern from *:
         for (j = 0; j < RANKWISE_PIECE; j++) { r = s[j] > r ? s[j] : r; bad |= s[j] != s[j]; }
         return bad ? NAN : r;
     }
+    static int rankwise_at_least_f32(const float* s, int n, float t, int strict, int* hits) {
+        int j, h = 0;
+        for (j = 0; j < n; j++)
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
+        return h;
+    }
+    static int rankwise_at_least_f64(const double* s, int n, double t, int strict, int* hits) {
+        int j, h = 0;
+        for (j = 0; j < n; j++)
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
+        return h;
+    }
     #endif
     """
     # The highest of PIECE scores, NaN when one of them is NaN.
     float piece_f32 "rankwise_piece_f32"(const float* s) noexcept nogil
     double piece_f64 "rankwise_piece_f64"(const double* s) noexcept nogil
+    int at_least_f32 "rankwise_at_least_f32"(const float* s, int n, float t, int strict, int* hits) noexcept nogil
+    int at_least_f64 "rankwise_at_least_f64"(const double* s, int n, double t, int strict,
+                                             int* hits) noexcept nogil
     enum: PIECE "RANKWISE_PIECE"
 
 # PIECE (items per piece): the pieces read twice number about k, so their items cost
@@ -331,13 +372,32 @@ cdef bint first_nan(const score_t* s, const Scratch* ws, Py_ssize_t m, Row* row)
     return False
 
 
+cdef inline int at_least(const score_t* s, Py_ssize_t n, score_t t, bint strict, int* hits) noexcept nogil:
+    if score_t is float:
+        return at_least_f32(s, <int>n, t, strict, hits)
+    else:
+        return at_least_f64(s, <int>n, t, strict, hits)
+
+
+cdef bint offer_hits(const score_t* s, Py_ssize_t start, const int* hits, int n_hits, int64_t* heap,
+                     const Options* opt, Row* row) noexcept nogil:
+    # Items start + hits[h] (ascending) through the heap; False when a NaN ended the row.
+    cdef int h
+    for h in range(n_hits):
+        if not offer(s, heap, start + hits[h], opt, row):
+            return False
+    return True
+
+
 cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, bint floored, double floor, int64_t* heap,
                const Options* opt, Row* row, const uint8_t* flag) noexcept nogil:
-    # The row's items through the heap, skipping the pieces none of whose items can enter:
-    # with ``floored``, those whose maximum is below ``floor`` (and their items below it),
-    # and once the heap is full those below its root (or equal, unless ties are watched;
-    # a piece holding NaN is read). False when stopped or a NaN ended the row.
-    cdef Py_ssize_t i, p
+    # The row's items through the heap, skipping those that cannot enter: with ``floored``,
+    # every piece whose maximum is below ``floor`` and every item below it; once the heap is
+    # full, those below its root (or equal, unless ties are watched; NaN never enters a
+    # heap whose root is a number). Without ``floored``, while the heap is not full, every
+    # item is offered, NaN included. False when stopped or a NaN ended the row.
+    cdef Py_ssize_t i, p, start, n
+    cdef int hits[2 * PIECE]
     cdef score_t root
     cdef double top
     for p in range(m):
@@ -346,19 +406,23 @@ cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, bint floored, 
             continue
         if p % (POLL // PIECE) == 0 and p > 0 and stopped(flag):
             return False
+        start, n = ws.bounds[2 * p], ws.bounds[2 * p + 1] - ws.bounds[2 * p]
         if row.count < opt.k or s[heap[0]] != s[heap[0]]:
-            for i in range(ws.bounds[2 * p], ws.bounds[2 * p + 1]):
-                if (not floored or s[i] >= floor) and not offer(s, heap, i, opt, row):
+            if floored:
+                if not offer_hits(s, start, hits, at_least(s + start, n, <score_t>floor, False, hits), heap, opt,
+                                  row):
+                    return False
+                continue
+            for i in range(start, start + n):
+                if not offer(s, heap, i, opt, row):
                     return False
             continue
         root = s[heap[0]]
         if top < root or (top == root and not opt.watch_ties):
             continue
-        for i in range(ws.bounds[2 * p], ws.bounds[2 * p + 1]):
-            if not (s[i] < root) and (opt.watch_ties or not (s[i] == root)):
-                if not offer(s, heap, i, opt, row):
-                    return False
-                root = s[heap[0]]
+        # The root only rises as items enter: offer refuses those that fell below it.
+        if not offer_hits(s, start, hits, at_least(s + start, n, root, not opt.watch_ties, hits), heap, opt, row):
+            return False
     return True
 
 
