@@ -10,8 +10,8 @@ returned or tie with the k-th, and only the pieces whose maximum reaches it are 
 kept in the row of the output itself (item ids; scores read back from the row), its root
 the worst of them. Items arrive in column order, so an item tying with the root comes after
 it and is worse (ties go to the lower item id, as a stable sort by descending score). A row
-with fewer than k pieces, or holding NaN under nan="last", takes the heap over every item
-instead. Finally the heap is sorted in place (heapsort: no memory beyond the output) and a
+with fewer than k pieces, or holding NaN under nan="last", offers every item to the heap
+until it is full, then (as every row) skips the pieces whose maximum is below its root. Finally the heap is sorted in place (heapsort: no memory beyond the output) and a
 short row is padded with -1.
 """
 from libc.math cimport INFINITY, NAN

@@ -22,8 +22,9 @@ def top_k(y_score: Any, k: int, *, exclude: Any = None, ties: str = "stable", na
           return_scores: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """The ids of the ``k`` highest scores of each row, best first.
 
-    One streaming read of each row keeps a bounded heap of its best items (no sort of the
-    row), so the cost is about that of reading the matrix once.
+    No row is sorted: one vectorised read of each row finds the highest score of each
+    piece of 32 items; the k-th highest of those bounds the k-th best score from below,
+    so only the few pieces reaching it are read again (from cache) into a bounded heap.
 
     Parameters
     ----------
