@@ -111,6 +111,8 @@ def test_bad_inputs_name_their_argument():
         rw.evaluate(sp.coo_array(([1, 1], ([0, 0], [1, 1])), shape=(1, 3)), np.zeros((1, 3)), ["MRR"])
     with pytest.raises(TypeError, match="exclude must be a boolean mask"):
         rw.evaluate(labels, np.zeros((1, 3)), ["MRR"], exclude=np.zeros((1, 3)))
+    with pytest.raises(TypeError, match="y_score must be a dense array"):
+        rw.evaluate(labels, sp.csr_array(np.ones((1, 3))), ["MRR"])
     with pytest.raises(ValueError, match="pass doc_ids="):
         rw.evaluate(labels, np.zeros((1, 3)), ["MRR"], ties="trec")
 

@@ -141,6 +141,8 @@ def test_bad_arguments():
         rw.top_k(scores, 1, exclude=np.zeros((2, 3)))
     with pytest.raises(ValueError, match="n_threads"):
         rw.top_k(scores, 1, n_threads=0)
+    with pytest.raises(TypeError, match="y_score must be a dense array"):
+        rw.top_k(sp.csr_array(scores), 1)
 
 
 def test_read_only_strided_and_memory_mapped_inputs(rng, tmp_path):

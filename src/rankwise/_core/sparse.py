@@ -23,7 +23,7 @@ from ._sparse import gather_rows
 from .parallel import run_over_queries
 from .validation import Batch, _tie_keys, as_array, as_scores, nan_scores_message
 
-__all__ = ["Csr", "as_csr", "candidate_batch", "candidate_nan_error", "is_sparse"]
+__all__ = ["Csr", "as_csr", "candidate_batch", "candidate_nan_error", "dense_scores", "is_sparse"]
 
 # Labels up to this integer travel to the kernels as bytes (one per candidate, not eight).
 _BYTE_LABEL = 255
@@ -53,6 +53,15 @@ def is_sparse(x: Any) -> bool:
     # A scipy.sparse object exists only once its module was imported by someone.
     module = sys.modules.get("scipy.sparse")
     return module is not None and bool(module.issparse(x))
+
+
+def dense_scores(y_score: Any) -> np.ndarray:
+    """``as_scores(y_score)`` of a users x items score matrix (rows contiguous, NaN not looked
+    for), refusing a scipy.sparse one: its unstored scores would silently rank as 0."""
+    if is_sparse(y_score):
+        raise TypeError("y_score must be a dense array (users x items): a scipy.sparse matrix leaves "
+                        "scores out, and they would rank as 0; pass y_score.toarray()")
+    return as_scores(y_score, check_nan=False, rows_only=True)
 
 
 def as_csr(matrix: Any, name: str, *, shape: tuple[int, int] | None = None, mask: bool = False) -> Csr:
@@ -167,7 +176,7 @@ def candidate_batch(y_true: Any, y_score: Any, exclude: Any, *, doc_ids: Any, ti
     ``doc_ids`` as for a 2-D ``y_score`` (one row of ids, or one per score), gathered
     with the scores.
     """
-    scores = as_scores(y_score, check_nan=False, rows_only=True)
+    scores = dense_scores(y_score)
     if scores.ndim != 2:
         raise ValueError("a scipy.sparse y_true, and exclude=, need a 2-D y_score (users x items); got "
                          f"y_score of shape {scores.shape}")

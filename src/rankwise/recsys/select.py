@@ -6,8 +6,8 @@ from typing import Any
 import numpy as np
 
 from .._core.parallel import effective_n_threads, run_over_queries
-from .._core.sparse import as_csr, is_sparse
-from .._core.validation import as_array, as_scores, check_choice, check_flag, nan_scores_message
+from .._core.sparse import as_csr, dense_scores, is_sparse
+from .._core.validation import as_array, check_choice, check_flag, nan_scores_message
 from ._select import pieces, select_rows
 
 __all__ = ["top_k"]
@@ -72,7 +72,7 @@ def top_k(y_score: Any, k: int, *, exclude: Any = None, ties: str = "stable", na
     array([[ 3,  2,  0],
            [ 3, -1, -1]])
     """
-    scores = as_scores(y_score, "y_score", check_nan=False, rows_only=True)
+    scores = dense_scores(y_score)
     if scores.ndim not in (1, 2):
         raise ValueError(f"y_score must be 1-D (one row) or 2-D (users x items), got shape {scores.shape}")
     width = min(_check_k(k), scores.shape[-1])
