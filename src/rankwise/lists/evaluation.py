@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core._enums import Metric, Ties
+from .._core._enums import Metric, Ties, Variant
 from .._core.names import metric_names
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.results import Results, mean_over_queries
@@ -103,6 +103,20 @@ class Options:
         return cls(ties, relevance_level, level, gain, empty, nan, n_threads)
 
 
+def check_definitions(specs: Sequence[MetricSpec], names: Sequence[str], ties: str) -> None:
+    """Refuse a metric definition that the tie policy cannot honour, before any work.
+
+    AP(denom=hits) divides each query's sum by its hits within k: both vary over the
+    orderings of tied items, and the expectation of a ratio is not the ratio of
+    expectations that ``ties="expected"`` would compute.
+    """
+    for name, spec in zip(names, specs, strict=True):
+        if spec.variant == Variant.BY_HITS and ties == "expected":
+            raise ValueError(f"metric {name!r} (AP divided by the hits within k) cannot honour "
+                             "ties='expected' (the expectation of a ratio is not computed); pass a "
+                             "deterministic policy: ties='optimistic', 'pessimistic', 'stable' or 'trec'")
+
+
 def unique_specs(specs: Sequence[MetricSpec],
                  gain: str) -> tuple[list[MetricSpec], list[MetricSpec], list[int]]:
     """The specs with the call's gain filled in, the distinct ones (one kernel column each),
@@ -133,12 +147,11 @@ def compute_values(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: Arra
     policy not yet applied): values (one column per distinct spec), each spec's column, the
     specs with the gain filled in, the batch and each query's relevant count."""
     ties_code = check_ties(options.ties)
+    check_definitions(specs, [s.name for s in specs], options.ties)
     threads = effective_n_threads(options.n_threads)
     batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code,
                      nan=options.nan)
     specs, unique, columns = unique_specs(specs, options.gain)
-    if any(s.variant for s in unique):  # until the kernel reads the definition options
-        raise NotImplementedError("the definition options denom= and ideal= are not computed yet")
     _check_gains(specs, batch)
     level = options.level
     if batch.y_true.dtype.kind in "iu" and batch.max_label > _EXACT_FLOAT_INT and level > _EXACT_FLOAT_INT:
@@ -164,17 +177,20 @@ def _run_kernel(batch: Batch, unique: Sequence[MetricSpec], ties_code: Ties, lev
     cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
     flags = np.array([s.gain == "exponential" or s.graded for s in unique], dtype=np.uint8)
     params = np.array([s.p for s in unique], dtype=np.float64)
+    variants = np.array([s.variant for s in unique], dtype=np.uint8)
     n_queries = batch.indptr.shape[0] - 1
     # Every metric stops at a cutoff: the kernel tracks only items that can reach it. A
     # cutoff no list is longer than cuts nothing (and must not size the kernel's heap).
-    top_k = int(cutoffs.max()) if all(s.k is not None for s in unique) else 0
+    # nDCG(ideal=all)'s ideal DCG reads every label beyond the cutoff.
+    cut = all(s.k is not None and s.variant != Variant.IDEAL_ALL for s in unique)
+    top_k = int(cutoffs.max()) if cut else 0
     if top_k and top_k >= (int((batch.indptr[1:] - batch.indptr[:-1]).max()) if n_queries else 0):
         top_k = 0
     values = np.empty((n_queries, len(unique)), dtype=np.float64)
     n_relevant = np.empty(n_queries, dtype=np.int64)
     nan_queries = []
 
-    spec = (kinds, cutoffs, flags, params)
+    spec = (kinds, cutoffs, flags, params, variants)
     output = (values, n_relevant)
     options = {"ties": ties_code, "level": level, "max_grade": grade, "top_k": top_k,
                "shared_scores": batch.shared_scores, "shared_keys": batch.shared_keys}
@@ -366,11 +382,13 @@ def reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
 
 @_metric_function
 def average_precision(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
-                      *, per_query: bool = False, **options: Any) -> float | np.ndarray:
+                      *, denom: str | None = None, per_query: bool = False,
+                      **options: Any) -> float | np.ndarray:
     """Average precision (MAP when averaged): sum of precision@i over relevant ranks i <= k, / R.
 
-    Divides by R, the number of relevant items of the query, as trec_eval does (not by
-    the number retrieved within k).
+    By default divides by R, the number of relevant items of the query, as trec_eval
+    does (not by the number retrieved within k); ``denom`` chooses another divisor, as
+    other libraries do (``docs/conventions.md``).
 
     Parameters
     ----------
@@ -378,6 +396,11 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, k: int | None = Non
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int, optional
         Cutoff (``AP@k``, trec_eval's ``map_cut``), from 1 to 2**63 - 1.
+    denom : {"R", "min", "hits"}, optional
+        The divisor: ``"R"`` (default, trec_eval), ``"min"``: min(R, k) (RecBole, PyG,
+        implicit; R without a cutoff), ``"hits"``: the relevant items within k
+        (torchmetrics; a deterministic tie policy only). Case-insensitive. A query with
+        a divisor of 0 scores 0. Also spelled in names: ``"AP(denom=min)@10"``.
     %(options)s
 
     Examples
@@ -385,13 +408,16 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, k: int | None = Non
     >>> import rankwise as rw
     >>> rw.average_precision([[1, 0, 1]], [[0.9, 0.8, 0.7]])
     0.8333333333333333
+    >>> rw.average_precision([[1, 0, 0, 1]], [[0.9, 0.8, 0.7, 0.6]], k=2, denom="hits", ties="stable")
+    1.0
     """
-    return _single("average_precision", Metric.AP, k, y_true, y_score, per_query, options)
+    return _single("average_precision", Metric.AP, k, y_true, y_score, per_query, options, denom=denom)
 
 
 @_metric_function
 def ndcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
-         *, gain: str = "linear", per_query: bool = False, **options: Any) -> float | np.ndarray:
+         *, gain: str = "linear", ideal: str | None = None, per_query: bool = False,
+         **options: Any) -> float | np.ndarray:
     """Normalised DCG: DCG@k divided by the DCG@k of the labels sorted descending.
 
     Gains are the label values (``"linear"``, trec_eval) or ``2**label - 1``
@@ -406,6 +432,11 @@ def ndcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
     k : int, optional
         Cutoff, from 1 to 2**63 - 1.
     gain : {"linear", "exponential"}
+    ideal : {"cut", "all"}, optional
+        The ideal DCG: of the k best labels (``"cut"``, default: trec_eval's
+        ``ndcg_cut``), or of every label, not cut at k (``"all"``), so that a list
+        missing relevant items below k is penalised. Case-insensitive; in names:
+        ``"nDCG(ideal=all)@10"``.
     %(options)s
 
     Examples
@@ -413,8 +444,10 @@ def ndcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
     >>> import rankwise as rw
     >>> round(rw.ndcg([[3, 2, 0, 1]], [[0.9, 0.1, 0.5, 0.4]]), 6)
     0.915893
+    >>> round(rw.ndcg([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=1, ideal="all"), 6)   # 1 / (1 + 1/log2(3))
+    0.613147
     """
-    return _single("ndcg", Metric.NDCG, k, y_true, y_score, per_query, options, gain=gain)
+    return _single("ndcg", Metric.NDCG, k, y_true, y_score, per_query, options, gain=gain, ideal=ideal)
 
 
 @_metric_function
@@ -464,8 +497,8 @@ def precision(y_true: ArrayLike, y_score: ArrayLike, k: int,
 
 @_metric_function
 def recall(y_true: ArrayLike, y_score: ArrayLike, k: int,
-           *, per_query: bool = False, **options: Any) -> float | np.ndarray:
-    """Recall at k: relevant items in the top k, divided by R.
+           *, denom: str | None = None, per_query: bool = False, **options: Any) -> float | np.ndarray:
+    """Recall at k: relevant items in the top k, divided by R (or by min(R, k)).
 
     Parameters
     ----------
@@ -473,6 +506,11 @@ def recall(y_true: ArrayLike, y_score: ArrayLike, k: int,
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int
         Cutoff (required), from 1 to 2**63 - 1.
+    denom : {"R", "min"}, optional
+        The divisor: ``"R"`` (default, trec_eval) or ``"min"``: min(R, k), capped recall
+        (BEIR's ``recall_cap``, RecPack's ``CalibratedRecallK``), which reaches 1 when
+        the top k holds only relevant items. Case-insensitive; in names:
+        ``"R(denom=min)@20"``.
     %(options)s
 
     Examples
@@ -480,8 +518,10 @@ def recall(y_true: ArrayLike, y_score: ArrayLike, k: int,
     >>> import rankwise as rw
     >>> rw.recall([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=2)
     0.5
+    >>> rw.recall([[1, 1, 1]], [[0.9, 0.8, 0.7]], k=2, denom="min")
+    1.0
     """
-    return _single("recall", Metric.RECALL, k, y_true, y_score, per_query, options)
+    return _single("recall", Metric.RECALL, k, y_true, y_score, per_query, options, denom=denom)
 
 
 @_metric_function
