@@ -4,7 +4,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
 
@@ -27,6 +27,7 @@ from .._core.validation import (
     check_ties,
 )
 from ._listwise import evaluate_range
+from .conventions import Convention, get_convention
 from .names import MetricSpec, make_spec, parse_metric
 
 __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "precision", "recall",
@@ -89,10 +90,11 @@ class Options:
     empty: str
     nan: str
     n_threads: int | None
+    binary: bool = False    # labels >= level become 1, the others 0 (a convention's)
 
     @classmethod
     def check(cls, *, ties: str, relevance_level: float, gain: str, empty: str, nan: str,
-              n_threads: int | None) -> Options:
+              n_threads: int | None, binary: bool = False) -> Options:
         """Check every option, in the order evaluate() reports them."""
         check_ties(ties)
         level = check_level(relevance_level)
@@ -100,7 +102,7 @@ class Options:
         check_choice(empty, "empty", _EMPTY)
         effective_n_threads(n_threads)
         check_choice(nan, "nan", _NAN)
-        return cls(ties, relevance_level, level, gain, empty, nan, n_threads)
+        return cls(ties, relevance_level, level, gain, empty, nan, n_threads, binary)
 
 
 def check_definitions(specs: Sequence[MetricSpec], names: Sequence[str], ties: str) -> None:
@@ -128,11 +130,12 @@ def unique_specs(specs: Sequence[MetricSpec],
 
 def _compute(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike, *, qid: ArrayLike | None,
              indptr: ArrayLike | None, doc_ids: ArrayLike | None, ties: str, relevance_level: float,
-             gain: str, max_grade: float | None, empty: str, nan: str, n_threads: int | None,
-             ) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
-    """Validate, run the kernel once for all specs, apply the empty-query policy."""
+             gain: str, max_grade: float | None, empty: str | None, nan: str, n_threads: int | None,
+             binary: bool = False) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
+    """Validate, run the kernel once for all specs, apply the empty-query policy (None: "zero")."""
+    empty = "zero" if empty is None else empty
     options = Options.check(ties=ties, relevance_level=relevance_level, gain=gain, empty=empty, nan=nan,
-                            n_threads=n_threads)
+                            n_threads=n_threads, binary=binary)
     values, columns, specs, batch, n_relevant = compute_values(
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, options=options, max_grade=max_grade)
     apply_empty(values, n_relevant, batch.query_ids, empty, relevance_level)
@@ -151,9 +154,13 @@ def compute_values(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: Arra
     threads = effective_n_threads(options.n_threads)
     batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code,
                      nan=options.nan)
+    level = options.level
+    if options.binary:
+        labels = np.greater_equal(batch.y_true, level).view(np.uint8)
+        batch = replace(batch, y_true=labels, max_label=float(labels.max(initial=0)))
+        level = 1.0
     specs, unique, columns = unique_specs(specs, options.gain)
     _check_gains(specs, batch)
-    level = options.level
     if batch.y_true.dtype.kind in "iu" and batch.max_label > _EXACT_FLOAT_INT and level > _EXACT_FLOAT_INT:
         raise ValueError(f"relevance_level={options.relevance_level!r} and labels of y_true are both "
                          "above 2**53, where float64 cannot compare integers exactly; pass a "
@@ -219,8 +226,8 @@ def apply_empty(values: np.ndarray, n_relevant: np.ndarray, query_ids: np.ndarra
 def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str], *,
              qid: ArrayLike | None = None, indptr: ArrayLike | None = None, doc_ids: ArrayLike | None = None,
              ties: str = "expected", relevance_level: float = 1, gain: str = "linear",
-             max_grade: float | None = None, empty: str = "zero", nan: str = "raise",
-             n_threads: int | None = None) -> Results:
+             convention: str | None = None, max_grade: float | None = None, empty: str | None = None,
+             nan: str = "raise", n_threads: int | None = None) -> Results:
     """Compute several ranking metrics per query in one pass over the data.
 
     Parameters
@@ -259,12 +266,22 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
     gain : {"linear", "exponential"}
         DCG/nDCG gain: the label (trec_eval) or ``2**label - 1``. A metric name can
         override it: ``nDCG(gain=exponential)@10``.
+    convention : {"trec", "recbole", "implicit", "torchmetrics", "recommenders", "pyg", "spark"}, optional
+        Define the metrics as that library does (``docs/conventions.md``): AP's and
+        recall's divisor and nDCG's ideal where the metric name leaves them out
+        (``AP(denom=R)@10`` keeps R under any convention), binary labels (label >=
+        ``relevance_level`` is 1, else 0) for all but trec and torchmetrics, and the
+        default of ``empty``. Under ``"implicit"`` each user's P@k is hits / min(k, R)
+        and its mean is weighted by min(k, R) (``Results.weights``): implicit's
+        sum(hits) / sum(min(k, R)).
     max_grade : float, optional
         ERR's and graded RBP's top grade g_max: a finite number, at least the largest
         label; default the largest label in the call.
-    empty : {"zero", "skip", "error"}
+    empty : {"zero", "skip", "error"}, optional
         Queries without relevant item: value as defined (0 for binary metrics, as
-        trec_eval) and counted; NaN and left out of means; or an error.
+        trec_eval) and counted; NaN and left out of means; or an error. Default
+        ``"zero"``, or the convention's (``"skip"`` for recbole, implicit,
+        recommenders and pyg).
     nan : {"raise", "last"}
         NaN scores are an error, or rank below every number (tied with each other).
     n_threads : int, optional
@@ -291,27 +308,50 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
     array([0.5 , 0.75])
     >>> rw.evaluate(y_true, y_score, ["MRR"], ties="optimistic").mean()
     {'MRR': 0.75}
+
+    One ranking, as libraries define AP@2 (relevant at ranks 1 and 4 of 4):
+
+    >>> y_true, y_score = [[1, 0, 0, 1]], [[0.4, 0.3, 0.2, 0.1]]
+    >>> [rw.evaluate(y_true, y_score, ["AP@2"], convention=c, ties="stable").mean()["AP@2"]
+    ...  for c in ("trec", "recbole", "torchmetrics")]
+    [0.5, 0.5, 1.0]
     """
     names = metric_names(metrics)
-    specs = [parse_metric(name) for name in names]
+    conv = get_convention(convention) if convention is not None else None
+    named = [parse_metric(name) for name in names]
+    specs = named if conv is None else [conv.apply(spec) for spec in named]
     values, columns, specs, batch, n_relevant = _compute(
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties,
-        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
-        n_threads=n_threads)
-    return make_results(names, values, columns, batch.query_ids, ties, gain, n_relevant)
+        relevance_level=relevance_level, gain=gain, max_grade=max_grade,
+        empty=conv.empty if conv is not None and empty is None else empty, nan=nan, n_threads=n_threads,
+        binary=conv is not None and conv.binary)
+    return make_results(names, values, columns, batch.query_ids, ties, gain, n_relevant, convention=conv,
+                        named=named)
 
 
 def make_results(names: Sequence[str], values: np.ndarray, columns: Sequence[int], query_ids: np.ndarray,
-                 ties: str, gain: str, n_relevant: np.ndarray) -> Results:
-    """evaluate()'s Results, in which every spelling of an asked metric finds its column."""
-    return Results(names, values, query_ids, ties, columns=columns, key=partial(_resolved, gain),
-                   n_relevant=n_relevant)
+                 ties: str, gain: str, n_relevant: np.ndarray, *, convention: Convention | None = None,
+                 named: Sequence[MetricSpec] = ()) -> Results:
+    """evaluate()'s Results, in which every spelling of an asked metric finds its column;
+    ``named``: the specs as named (before the convention), whose means it may weigh."""
+    weights = {}
+    if convention is not None:
+        for name, spec in zip(names, named, strict=True):
+            spec_weights = convention.mean_weights(spec, n_relevant)
+            if spec_weights is not None:
+                weights[name] = spec_weights
+    key = partial(_resolved, gain, None if convention is None else convention.name)
+    return Results(names, values, query_ids, ties, columns=columns, key=key, n_relevant=n_relevant,
+                   weights=weights)
 
 
-def _resolved(gain: str, name: str) -> MetricSpec:
-    """The canonical spec of metric ``name`` under ``gain``: a module-level function, so that
-    Results (which keep it as their ``key``) pickle."""
-    return parse_metric(name).resolved(gain)
+def _resolved(gain: str, convention: str | None, name: str) -> MetricSpec:
+    """The canonical spec of metric ``name`` under ``gain`` and ``convention``: a module-level
+    function, so that Results (which keep it as their ``key``) pickle."""
+    spec = parse_metric(name)
+    if convention is not None:
+        spec = get_convention(convention).apply(spec)
+    return spec.resolved(gain)
 
 
 # The data and tie options every per-metric function shares with evaluate().
