@@ -96,44 +96,44 @@ class Convention:
         return None
 
 
-_TREC = "usnistgov/trec_eval"
+def _convention(name: str, ap: str, ideal: str, binary: bool, empty: str, absent: str, *citation: str,
+                micro: bool = False) -> Convention:
+    return Convention(name, denom_ap=ap, denom_recall="R", ideal=ideal, binary=binary, empty=empty,
+                      micro_precision=micro, absent=absent, citation="; ".join(citation))
+
+
 CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
-    Convention("trec", denom_ap="R", denom_recall="R", ideal="cut", binary=False, empty="zero",
-               micro_precision=False, absent="empty",
-               citation=f"{_TREC}: m_map.c te_calc_map, m_map_cut.c te_calc_map_cut, m_recall.c "
-                        "te_calc_recall, m_ndcg_cut.c te_calc_ndcg_cut; trec_eval.c (every qrels topic in the "
-                        "run is averaged, 0 when it has no relevant document)"),
-    Convention("recbole", denom_ap="min", denom_recall="R", ideal="cut", binary=True, empty="skip",
-               micro_precision=False, absent="empty",
-               citation="RUCAIBox/RecBole recbole/evaluator/metrics.py: MAP.metric_info, Recall.metric_info, "
-                        "NDCG.metric_info, Precision.metric_info; recbole/data/dataloader/general_dataloader.py "
-                        "FullSortEvalDataLoader (only users with interactions in the evaluated split)"),
-    Convention("implicit", denom_ap="min", denom_recall="R", ideal="cut", binary=True, empty="skip",
-               micro_precision=True, absent="empty",
-               citation="benfred/implicit implicit/evaluation.pyx: ranking_metrics_at_k ('precision' = "
-                        "relevant / pr_div with pr_div += fmin(K, likes.size()); 'map' ap / fmin(K, likes.size()); "
-                        "'ndcg' idcg = cg_sum[min(K, likes.size()) - 1]; users without test items skipped)"),
-    Convention("torchmetrics", denom_ap="hits", denom_recall="R", ideal="cut", binary=False, empty="zero",
-               micro_precision=False, absent="skip",
-               citation="Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/: average_precision.py "
-                        "retrieval_average_precision, recall.py retrieval_recall, precision.py "
-                        "retrieval_precision, ndcg.py retrieval_normalized_dcg; retrieval/base.py "
-                        "RetrievalMetric (empty_target_action='neg')"),
-    Convention("recommenders", denom_ap="min", denom_recall="R", ideal="cut", binary=True, empty="skip",
-               micro_precision=False, absent="skip",
-               citation="recommenders-team/recommenders recommenders/evaluation/python_evaluation.py: "
-                        "merge_ranking_true_pred (common users), map_at_k, map, recall_at_k, precision_at_k, "
-                        "ndcg_at_k (score_type='binary')"),
-    Convention("pyg", denom_ap="min", denom_recall="R", ideal="cut", binary=True, empty="skip",
-               micro_precision=False, absent="empty",
-               citation="pyg-team/pytorch_geometric torch_geometric/metrics/link_pred.py: LinkPredMAP._compute, "
-                        "LinkPredRecall._compute, LinkPredNDCG._compute (weighted=False), LinkPredMetric._update "
-                        "(total counts examples with label_count > 0)"),
-    Convention("spark", denom_ap="min", denom_recall="R", ideal="cut", binary=True, empty="zero",
-               micro_precision=False, absent="empty",
-               citation="apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala: "
-                        "precisionAt, recallAt, meanAveragePrecision, meanAveragePrecisionAt, averagePrecision, "
-                        "ndcgAt (binary relevance)"),
+    _convention("trec", "R", "cut", False, "zero", "empty",
+                "usnistgov/trec_eval m_map.c te_calc_map, m_map_cut.c te_calc_map_cut",
+                "m_recall.c te_calc_recall, m_ndcg_cut.c te_calc_ndcg_cut",
+                "trec_eval.c: a topic without relevant document averaged as 0"),
+    _convention("recbole", "min", "cut", True, "skip", "empty",
+                "RUCAIBox/RecBole recbole/evaluator/metrics.py MAP.metric_info, Recall.metric_info",
+                "NDCG.metric_info, Precision.metric_info",
+                "recbole/data/dataloader/general_dataloader.py FullSortEvalDataLoader: the split's users"),
+    _convention("implicit", "min", "cut", True, "skip", "empty",
+                "benfred/implicit implicit/evaluation.pyx ranking_metrics_at_k: 'precision' relevant/pr_div",
+                "pr_div += fmin(K, likes.size()); 'map' ap / fmin(K, likes.size())",
+                "'ndcg' idcg = cg_sum[min(K, likes.size()) - 1]; users without test items skipped",
+                micro=True),
+    _convention("torchmetrics", "hits", "cut", False, "zero", "skip",
+                "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/average_precision.py "
+                "retrieval_average_precision",
+                "recall.py retrieval_recall, precision.py retrieval_precision",
+                "ndcg.py retrieval_normalized_dcg",
+                "src/torchmetrics/retrieval/base.py RetrievalMetric: empty_target_action='neg'"),
+    _convention("recommenders", "min", "cut", True, "skip", "skip",
+                "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py",
+                "merge_ranking_true_pred (common users), map_at_k, map, recall_at_k, precision_at_k",
+                "ndcg_at_k (score_type='binary')"),
+    _convention("pyg", "min", "cut", True, "skip", "empty",
+                "pyg-team/pytorch_geometric torch_geometric/metrics/link_pred.py LinkPredMAP._compute",
+                "LinkPredRecall._compute, LinkPredNDCG._compute (weighted=False)",
+                "LinkPredMetric._update: total counts the examples with label_count > 0"),
+    _convention("spark", "min", "cut", True, "zero", "empty",
+                "apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala",
+                "precisionAt, recallAt, meanAveragePrecision, meanAveragePrecisionAt (averagePrecision)",
+                "ndcgAt without relevance values (binary)"),
 ]}
 
 
@@ -144,10 +144,7 @@ def get_convention(name: object) -> Convention:
     --------
     >>> get_convention("pyg").denom_ap
     'min'
-    >>> get_convention("lenskit")
-    Traceback (most recent call last):
-    ...
-    ValueError: convention must be one of 'trec', 'recbole', 'implicit', 'torchmetrics', 'recommenders', 'pyg', \
-'spark', got 'lenskit'
+    >>> sorted(CONVENTIONS)
+    ['implicit', 'pyg', 'recbole', 'recommenders', 'spark', 'torchmetrics', 'trec']
     """
     return CONVENTIONS[check_choice(name, "convention", CONVENTIONS)]
