@@ -110,3 +110,105 @@ def test_apply_fills_only_what_the_name_left_out():
 def test_hits_under_expected_ties_is_refused_through_a_convention():
     with pytest.raises(ValueError, match=r"metric 'AP\(denom=hits\)@10' .* cannot honour ties='expected'"):
         rw.evaluate([[1, 0]], [[0.5, 0.5]], ["MAP@10"], convention="torchmetrics")
+
+
+# The libraries themselves, where they are installed (the peers' environment): the same
+# data as the transcriptions. torchmetrics computes in float32 in places (1e-7).
+
+def _peer_data(graded):
+    y_true, y_score, pairs = users(np.random.default_rng(2), 50, 20, graded)
+    y_true[3, -1] = 0  # implicit's AUC divides by the non-relevant items: a ZeroDivisionError without one
+    return y_true, y_score, np.argsort(-y_score, axis=1)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_torchmetrics_itself(k):
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    for graded in (False, True):
+        y_true, y_score, _ = _peer_data(graded)
+        n_users, n_items = y_true.shape
+        index = torch.arange(n_users).repeat_interleave(n_items)
+        preds, target = torch.tensor(y_score.ravel()), torch.tensor(y_true.ravel())
+        want = {f"AP@{k}": retrieval.RetrievalMAP(top_k=k)(preds, target > 0, indexes=index),
+                f"R@{k}": retrieval.RetrievalRecall(top_k=k)(preds, target > 0, indexes=index),
+                f"P@{k}": retrieval.RetrievalPrecision(top_k=k)(preds, target > 0, indexes=index),
+                f"nDCG@{k}": retrieval.RetrievalNormalizedDCG(top_k=k)(preds, target, indexes=index)}
+        got = rw.evaluate(y_true, y_score, list(want), convention="torchmetrics", ties="stable").mean()
+        assert got == pytest.approx({name: float(v) for name, v in want.items()}, rel=1e-6)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_pyg_itself(k):
+    torch = pytest.importorskip("torch")
+    link_pred = pytest.importorskip("torch_geometric.metrics")
+    y_true, y_score, ranked = _peer_data(False)
+    users_, items = np.nonzero(y_true)
+    labels = torch.tensor(np.stack([users_, items]))
+    want = {}
+    for name, cls in ((f"AP@{k}", link_pred.LinkPredMAP), (f"R@{k}", link_pred.LinkPredRecall),
+                      (f"P@{k}", link_pred.LinkPredPrecision), (f"nDCG@{k}", link_pred.LinkPredNDCG)):
+        metric = cls(k)
+        metric.update(torch.tensor(ranked[:, :k]), labels)
+        want[name] = float(metric.compute())
+    got = rw.evaluate(y_true, y_score, list(want), convention="pyg", ties="stable").mean()
+    assert got == pytest.approx(want, rel=1e-6)   # float32 by torch's default dtype
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_implicit_itself(k):
+    evaluation = pytest.importorskip("implicit.evaluation")
+    sparse = pytest.importorskip("scipy.sparse")
+    y_true, y_score, ranked = _peer_data(False)
+
+    class Ranked:
+        def recommend(self, userid, user_items, N=10, **_):  # noqa: N803 (implicit's name)
+            rows = np.atleast_1d(np.asarray(userid))
+            return ranked[rows, :N].astype(np.int32), np.ones((rows.size, N), dtype=np.float32)
+
+    test = sparse.csr_matrix(y_true.astype(np.float32))
+    train = sparse.csr_matrix(y_true.shape, dtype=np.float32)
+    want = evaluation.ranking_metrics_at_k(Ranked(), train, test, K=k, show_progress=False)
+    got = rw.evaluate(y_true, y_score, [f"P@{k}", f"AP@{k}", f"nDCG@{k}"], convention="implicit",
+                      ties="stable").mean()
+    assert got == pytest.approx({f"P@{k}": want["precision"], f"AP@{k}": want["map"], f"nDCG@{k}": want["ndcg"]},
+                                rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_recommenders_itself(k):
+    pd = pytest.importorskip("pandas")
+    python_evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
+    y_true, y_score, _ = _peer_data(False)
+    n_users, n_items = y_true.shape
+    users_, items = np.nonzero(y_true)
+    truth = pd.DataFrame({"userID": users_, "itemID": items, "rating": 1.0})
+    pred = pd.DataFrame({"userID": np.repeat(np.arange(n_users), n_items), "itemID": np.tile(np.arange(n_items), n_users),
+                         "prediction": y_score.ravel()})
+    options = {"col_user": "userID", "col_item": "itemID", "col_prediction": "prediction", "k": k}
+    want = {f"P@{k}": python_evaluation.precision_at_k(truth, pred, **options),
+            f"R@{k}": python_evaluation.recall_at_k(truth, pred, **options),
+            f"AP@{k}": python_evaluation.map_at_k(truth, pred, **options),
+            f"AP(denom=R)@{k}": python_evaluation.map(truth, pred, **options),
+            f"nDCG@{k}": python_evaluation.ndcg_at_k(truth, pred, col_rating="rating", **options)}
+    got = rw.evaluate(y_true, y_score, list(want), convention="recommenders", ties="stable").mean()
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_recbole_itself(k, monkeypatch):
+    monkeypatch.setattr(np, "float", float, raising=False)  # RecBole 1.2.1 uses the alias NumPy 1.24 removed
+    metrics = pytest.importorskip("recbole.evaluator.metrics")
+    y_true, y_score, ranked = _peer_data(False)
+    held_out = y_true > 0
+    keep = held_out.any(axis=1)  # the users RecBole's FullSortEvalDataLoader evaluates
+    pos_index = np.take_along_axis(held_out, ranked[:, :k], axis=1)[keep]
+    pos_len = held_out.sum(axis=1)[keep]
+    want = {}
+    for name, cls in ((f"AP@{k}", metrics.MAP), (f"R@{k}", metrics.Recall), (f"nDCG@{k}", metrics.NDCG),
+                      (f"P@{k}", metrics.Precision)):
+        metric = object.__new__(cls)  # metric_info needs no config
+        args = (pos_index,) if cls is metrics.Precision else (pos_index, pos_len)
+        want[name] = float(cls.metric_info(metric, *args)[:, k - 1].mean())
+    got = rw.evaluate(y_true, y_score, list(want), convention="recbole", ties="stable").mean()
+    assert got == pytest.approx(want, rel=1e-12)
