@@ -281,7 +281,8 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
         of each metric over all orderings of tied items (McSherry & Najork 2008);
         ``"optimistic"`` / ``"pessimistic"`` order tied items by label, highest /
         lowest first; ``"stable"`` keeps input order; ``"trec"`` orders by
-        ``doc_ids`` descending (trec_eval). Every metric supports every policy.
+        ``doc_ids`` descending (trec_eval). Every metric supports every policy
+        except ``AP(denom=hits)``, which needs a deterministic one.
     relevance_level : float, default 1
         Labels ``>= relevance_level`` count as relevant for binary metrics (RR, AP,
         P, R, Rprec, Hits, F1, binary RBP). Gain metrics (DCG, nDCG, ERR) use the
@@ -393,8 +394,8 @@ _OPTIONS_DOC = """per_query : bool, default False
         Return one value per query (sorted by query id for ``qid`` input) instead of
         the mean over queries (NaN when there is no query).
     qid, indptr, doc_ids, exclude, ties, relevance_level, empty, nan, n_threads
-        As in :func:`evaluate`. Every tie policy is supported. A cutoff beyond a
-        list's length keeps the whole list."""
+        As in :func:`evaluate`. Every tie policy is supported (``denom="hits"``:
+        the deterministic ones). A cutoff beyond a list's length keeps the whole list."""
 
 
 F = TypeVar("F", bound=Callable[..., Any])
