@@ -1,0 +1,171 @@
+"""evaluate_topk(): list metrics of top-k recommendation lists against held-out items."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from .._core.names import metric_names
+from .._core.parallel import effective_n_threads, run_over_queries
+from .._core.results import Results
+from .._core.sparse import Csr, is_sparse
+from .._core.validation import check_choice, check_level, check_max_grade
+from ..lists.evaluation import apply_empty, dcg_gains, gains_bounded, make_results, unique_specs
+from ..lists.names import MetricSpec, parse_metric
+from ._topk import evaluate_range
+from .layouts import Lists, align, as_relevant, check_n_items, raise_first, recommended_layout
+
+__all__ = ["evaluate_topk"]
+
+# 2**label - 1 overflows float64 from label 1024 on.
+_MAX_EXPONENTIAL_LABEL = 1023
+
+
+def _check_gains(specs: Sequence[MetricSpec], relevant: Csr, max_label: float) -> None:
+    """Refuse grades whose DCG (or mean DCG) could overflow float64: inf or NaN otherwise."""
+    size = max(relevant.indices.size, 1)
+    for gain in dcg_gains(specs):
+        if gain == "exponential" and max_label > _MAX_EXPONENTIAL_LABEL:
+            raise ValueError(f"relevant has grades up to {max_label:g}; gain='exponential' (2**grade - 1) "
+                             f"overflows above {_MAX_EXPONENTIAL_LABEL}")
+        if not gains_bounded(gain, max_label, size):
+            raise ValueError(f"relevant has grades up to {max_label:g}: with gain={gain!r} their gains "
+                             "could sum beyond the largest float64 (1.8e308); rescale the grades")
+
+
+def _catalog(lists: Lists, relevant: Csr, n_items: int | None, from_matrix: bool) -> int:
+    """The number of items: the relevant matrix's columns, ``n_items``, or up to the largest id."""
+    if from_matrix or n_items is not None:
+        return relevant.shape[1]
+    largest = int(lists.items.max()) if lists.items.size else -1
+    return max(relevant.shape[1], largest + 1, 1)
+
+
+def _spec_arrays(unique: Sequence[MetricSpec]) -> tuple[np.ndarray, ...]:
+    kinds = np.array([s.kind for s in unique], dtype=np.int32)
+    cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
+    flags = np.array([s.gain == "exponential" or s.graded for s in unique], dtype=np.uint8)
+    params = np.array([s.p for s in unique], dtype=np.float64)
+    variants = np.zeros(len(unique), dtype=np.uint8)
+    return kinds, cutoffs, flags, params, variants
+
+
+def _run(lists: Lists, relevant: Csr, unique: Sequence[MetricSpec], options: dict[str, Any],
+         threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every metric of ``unique`` for every user, and each user's R; bad lists raise."""
+    n = lists.n_users
+    values = np.empty((n, len(unique)), dtype=np.float64)
+    n_relevant = np.zeros(n, dtype=np.int64)
+    output = (values, n_relevant, np.zeros(n, dtype=np.int64))
+    rel = (relevant.indptr, relevant.indices, relevant.data)
+    spec = _spec_arrays(unique)
+    errors: list[np.ndarray] = []
+
+    def task(start: int, stop_at: int, stop: np.ndarray) -> None:
+        error = np.zeros(4, dtype=np.int64)
+        if evaluate_range(lists.items, lists.indptr, rel, spec, options, start, stop_at, output, error, stop):
+            errors.append(error)
+
+    run_over_queries(task, lists.indptr, threads)
+    raise_first(errors, lists, options["n_items"], "recommended")
+    return values, n_relevant
+
+
+def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str], *,
+                  convention: str | None = None,
+                  relevance_level: float = 1, gain: str = "linear", max_grade: float | None = None,
+                  empty: str | None = None, n_items: int | None = None,
+                  n_threads: int | None = None) -> Results:
+    """List metrics of top-k recommendations against each user's relevant (held-out) items.
+
+    Each user's list is taken in the order given (position 1 first): no scores, no ties.
+    The metrics see every relevant item of the user, retrieved or not: R (for AP, R@k,
+    Rprec, F1) counts them all, and nDCG's ideal ranking holds all of their grades (cut
+    at k). The definitions are trec_eval's, as in :func:`rankwise.evaluate`: AP divides by
+    R, P@k by k even when a list is shorter than k.
+
+    Parameters
+    ----------
+    relevant : scipy.sparse matrix, array, list of arrays, dict or DataFrame
+        The relevant items of each user, with their grades (values > 0; explicit zeros
+        are not relevant): a users x items scipy.sparse matrix or NumPy array; a list of
+        1-D arrays of item ids (grade 1), one per user; a dict user -> item ids, or
+        user -> {item: grade}; a pandas DataFrame with columns (user, item[, grade]).
+    recommended : array, list of arrays or DataFrame
+        Item ids in rank order: an integer (users, K) array (-1 pads a short list at its
+        end; int32 and int64 are read without a copy); a list of 1-D arrays; a pandas
+        DataFrame with columns (user, item, rank) (ranks 1..n per user) or (user, item,
+        score) (higher first; two equal scores of one user are an error, since their
+        order is not defined). An item twice in a list, or an id out of range, is an
+        error.
+    metrics : str or iterable of str
+        As in :func:`rankwise.evaluate`: ``"nDCG@10"``, ``"R@20"``, ``"MAP"``, ``"P@10"``,
+        ``"MRR"``, ``"Hits@10"``, ``"ERR@10"``, ``"RBP(p=0.8)"``, ``"F1@10"``, ``"Rprec"``,
+        ``"DCG@10"``.
+    convention : str, optional
+        Reserved for the definitions of other libraries; None: trec_eval's.
+    relevance_level : float, default 1
+        Grades ``>= relevance_level`` count as relevant for the binary metrics; DCG,
+        nDCG and ERR use the grades themselves.
+    gain : {"linear", "exponential"}
+        DCG/nDCG gain: the grade, or ``2**grade - 1``.
+    max_grade : float, optional
+        ERR's and graded RBP's g_max; default the largest grade in ``relevant``.
+    empty : {"zero", "skip", "error"}, optional
+        Users without a relevant item: value 0 and counted (default), NaN and left out of
+        means, or an error.
+    n_items : int, optional
+        The number of items (ids 0..n_items-1); default the columns of a ``relevant``
+        matrix, else the largest id + 1.
+    n_threads : int, optional
+        Threads over users, as in :func:`rankwise.evaluate`; results do not depend on it.
+
+    Returns
+    -------
+    Results
+        One row per user: row positions for arrays, lists and matrices; the sorted user
+        ids when either argument is a dict or DataFrame (users missing from one argument
+        count as having an empty list, or no relevant item).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp, rankwise as rw
+    >>> scores = np.array([[0.9, 0.1, 0.8, 0.3], [0.2, 0.7, 0.1, 0.6]])
+    >>> recommended = np.argsort(-scores, axis=1)[:, :2]       # the top 2 items of each user
+    >>> recommended
+    array([[0, 2],
+           [1, 3]])
+    >>> held_out = sp.csr_array(np.array([[0, 0, 1, 1], [1, 0, 0, 0]]))
+    >>> res = rw.evaluate_topk(held_out, recommended, ["P@2", "R@2", "nDCG@2"])
+    >>> res["R@2"]                        # user 1's relevant item 0 was not recommended
+    array([0.5, 0. ])
+    >>> {name: round(value, 4) for name, value in res.mean().items()}
+    {'P@2': 0.25, 'R@2': 0.25, 'nDCG@2': 0.1934}
+    """
+    names = metric_names(metrics)
+    specs = [parse_metric(name) for name in names]
+    level = check_level(relevance_level)
+    check_choice(gain, "gain", ("linear", "exponential"))
+    if convention is not None:
+        raise ValueError(f"convention={convention!r}: no convention is available yet; pass None")
+    empty = "zero" if empty is None else check_choice(empty, "empty", ("zero", "skip", "error"))
+    n_items = check_n_items(n_items)
+    threads = effective_n_threads(n_threads)
+    lists = recommended_layout(recommended, "recommended")
+    csr, relevant_ids = as_relevant(relevant, "relevant", n_items=n_items)
+    width = _catalog(lists, csr, n_items, isinstance(relevant, np.ndarray) or is_sparse(relevant))
+    lists, csr, user_ids = align(lists, csr, relevant_ids)
+    assert csr.data is not None
+    max_label = float(csr.data.max()) if csr.data.size else 0.0
+    if max_grade is not None and check_max_grade(max_grade, 0.0) < max_label:
+        raise ValueError(f"max_grade={max_grade!r} is below the largest grade in relevant ({max_label:g})")
+    grade = check_max_grade(max_grade, max_label)
+    specs, unique, columns = unique_specs(specs, gain)
+    _check_gains(specs, csr, max_label)
+    max_relevant = int(np.diff(csr.indptr).max()) if lists.n_users else 0
+    options = {"n_items": width, "level": level, "max_grade": grade, "max_relevant": max_relevant}
+    values, n_relevant = _run(lists, replace(csr, shape=(csr.shape[0], width)), unique, options, threads)
+    apply_empty(values, n_relevant, user_ids, empty, relevance_level)
+    return make_results(names, values, columns, user_ids, "stable", gain, n_relevant)
