@@ -285,3 +285,16 @@ def test_as_recommended_layouts():
     assert lists.user_ids.tolist() == ["a", "b"] and lists.items.tolist() == [2, 1, 7]
     empty = as_recommended(np.zeros((3, 0), dtype=np.int64))
     assert empty.n_users == 3 and empty.indptr.tolist() == [0, 0, 0, 0]
+
+
+def test_many_users_one_thread():
+    """More users than the kernel's per-user tags (32767): marks of earlier users never count."""
+    n = 70_000
+    users = np.arange(n)
+    relevant = [np.array([u % 5]) for u in users]
+    lists = np.stack([users % 5, (users + 1) % 5], axis=1)
+    res = rw.evaluate_topk(relevant, lists, ["P@1", "R@2", "RR"], n_items=5, n_threads=1)
+    assert res.mean() == {"P@1": 1.0, "R@2": 1.0, "RR": 1.0}
+    lists[n - 1] = [2, 2]
+    with pytest.raises(ValueError, match=f"user {n - 1} lists item 2 twice"):
+        rw.evaluate_topk(relevant, lists, ["P@1"], n_items=5, n_threads=1)
