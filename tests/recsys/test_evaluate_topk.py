@@ -298,3 +298,21 @@ def test_many_users_one_thread():
     lists[n - 1] = [2, 2]
     with pytest.raises(ValueError, match=f"user {n - 1} lists item 2 twice"):
         rw.evaluate_topk(relevant, lists, ["P@1"], n_items=5, n_threads=1)
+
+
+def test_sparse_item_ids_renumbered(rng):
+    """A catalog far larger than the ids given: the same numbers, and the same errors."""
+    grades, lists = random_data(rng)
+    names = ["MAP", "nDCG@5", "P@3", "R@4"]
+    scale = 10**9 + 7
+    relevant = {u: {i * scale: g for i, g in row.items()} for u, row in as_dicts(grades, lists)[0].items()}
+    wide = np.where(lists >= 0, lists * scale, -1)
+    a = rw.evaluate_topk(relevant, wide, names)
+    b = rw.evaluate_topk(grades, lists, names, n_items=grades.shape[1])
+    c = rw.evaluate_topk([np.flatnonzero(r) for r in grades], lists, names, n_items=2**62)
+    for name in names:
+        np.testing.assert_array_equal(a[name], b[name])
+    assert c["P@3"].tolist() == rw.evaluate_topk(grades > 0, lists, "P@3")["P@3"].tolist()
+    wide[3, 1] = 2**62
+    with pytest.raises(ValueError, match=r"user 3 has item id 4611686018427387904 at position 1 .*out of range"):
+        rw.evaluate_topk([np.array([0])] * len(wide), wide, names, n_items=2**61)

@@ -15,12 +15,16 @@ from .._core.validation import check_choice, check_level, check_max_grade
 from ..lists.evaluation import apply_empty, dcg_gains, gains_bounded, make_results, unique_specs
 from ..lists.names import MetricSpec, parse_metric
 from ._topk import evaluate_range
-from .layouts import Lists, align, as_relevant, check_n_items, raise_first, recommended_layout
+from .layouts import Lists, align, as_relevant, check_n_items, list_error, raise_first, recommended_layout
 
 __all__ = ["evaluate_topk"]
 
 # 2**label - 1 overflows float64 from label 1024 on.
 _MAX_EXPONENTIAL_LABEL = 1023
+# A catalog beyond this many items per id given (and 2**20) has its ids renumbered.
+_IDS_PER_ENTRY = 16
+# What the kernel reports for an id out of range (_topk.pyx's BAD_ID).
+_BAD_ID = 1
 
 
 def _check_gains(specs: Sequence[MetricSpec], relevant: Csr, max_label: float) -> None:
@@ -43,6 +47,27 @@ def _catalog(lists: Lists, relevant: Csr, n_items: int | None, from_matrix: bool
     return max(relevant.shape[1], largest + 1, 1)
 
 
+def _kernel_ids(lists: Lists, relevant: Csr, width: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The item ids the kernel reads (of the lists, of the relevant items) and their bound.
+
+    The kernel keeps 2 bytes per item of the catalog and thread: a catalog far larger than
+    the ids given (a large ``n_items``, or sparse ids) has them renumbered 0.. in order,
+    after a check of their range here.
+    """
+    if width <= _IDS_PER_ENTRY * (lists.items.size + relevant.indices.size) + (1 << 20):
+        return lists.items, relevant.indices, width
+    items = lists.items
+    bad = np.flatnonzero((items < -1) | (items >= width))
+    if bad.size:
+        row = int(np.searchsorted(lists.indptr, bad[0], side="right")) - 1
+        error = np.array([row, bad[0] - lists.indptr[row], _BAD_ID, -1])
+        raise list_error(error, lists, width, "recommended")
+    listed = items >= 0
+    ids = np.unique(np.concatenate([items[listed], relevant.indices]))
+    renumbered = np.where(listed, np.searchsorted(ids, items), -1)
+    return renumbered, np.searchsorted(ids, relevant.indices), max(int(ids.size), 1)
+
+
 def _spec_arrays(unique: Sequence[MetricSpec]) -> tuple[np.ndarray, ...]:
     kinds = np.array([s.kind for s in unique], dtype=np.int32)
     cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
@@ -59,17 +84,19 @@ def _run(lists: Lists, relevant: Csr, unique: Sequence[MetricSpec], options: dic
     values = np.empty((n, len(unique)), dtype=np.float64)
     n_relevant = np.zeros(n, dtype=np.int64)
     output = (values, n_relevant, np.zeros(n, dtype=np.int64))
-    rel = (relevant.indptr, relevant.indices, relevant.data)
+    items, rel_indices, bound = _kernel_ids(lists, relevant, relevant.shape[1])
+    rel = (relevant.indptr, rel_indices, relevant.data)
     spec = _spec_arrays(unique)
+    options = {**options, "n_items": bound}
     errors: list[np.ndarray] = []
 
     def task(start: int, stop_at: int, stop: np.ndarray) -> None:
         error = np.zeros(4, dtype=np.int64)
-        if evaluate_range(lists.items, lists.indptr, rel, spec, options, start, stop_at, output, error, stop):
+        if evaluate_range(items, lists.indptr, rel, spec, options, start, stop_at, output, error, stop):
             errors.append(error)
 
     run_over_queries(task, lists.indptr, threads)
-    raise_first(errors, lists, options["n_items"], "recommended")
+    raise_first(errors, lists, relevant.shape[1], "recommended")
     return values, n_relevant
 
 
@@ -165,7 +192,7 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
     specs, unique, columns = unique_specs(specs, gain)
     _check_gains(specs, csr, max_label)
     max_relevant = int(np.diff(csr.indptr).max()) if lists.n_users else 0
-    options = {"n_items": width, "level": level, "max_grade": grade, "max_relevant": max_relevant}
+    options = {"level": level, "max_grade": grade, "max_relevant": max_relevant}
     values, n_relevant = _run(lists, replace(csr, shape=(csr.shape[0], width)), unique, options, threads)
     apply_empty(values, n_relevant, user_ids, empty, relevance_level)
     return make_results(names, values, columns, user_ids, "stable", gain, n_relevant)
