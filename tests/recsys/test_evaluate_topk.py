@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankwise as rw
+from rankwise.recsys._topk import evaluate_range
 from rankwise.recsys.layouts import as_recommended
 from rankwise.testing.recsys import evaluate_topk as reference
 
@@ -316,3 +317,19 @@ def test_sparse_item_ids_renumbered(rng):
     wide[3, 1] = 2**62
     with pytest.raises(ValueError, match=r"user 3 has item id 4611686018427387904 at position 1 .*out of range"):
         rw.evaluate_topk([np.array([0])] * len(wide), wide, names, n_items=2**61)
+
+
+def test_kernel_returns_at_once_when_stopped():
+    flag = np.zeros(24, dtype=np.uint8)
+    flag[0] = 1
+    items, indptr = np.arange(6, dtype=np.int64), np.array([0, 3, 6])
+    relevant = (np.array([0, 1, 2]), np.array([0, 4]), np.array([1.0, 1.0]))
+    spec = (np.array([1], dtype=np.int32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8), np.zeros(1),
+            np.zeros(1, dtype=np.uint8))
+    output = (np.full((2, 1), -7.0), np.full(2, -7, dtype=np.int64), np.full(2, -7, dtype=np.int64))
+    options = {"n_items": 6, "level": 1.0, "max_grade": 1.0, "max_relevant": 1}
+    assert evaluate_range(items, indptr, relevant, spec, options, 0, 2, output, np.zeros(4, dtype=np.int64),
+                          flag) == 0
+    assert all(np.all(out == -7) for out in output)
+    evaluate_range(items, indptr, relevant, spec, options, 0, 2, output, np.zeros(4, dtype=np.int64))
+    assert output[0].ravel().tolist() == [1.0, 1 / 2] and output[1].tolist() == [1, 1]

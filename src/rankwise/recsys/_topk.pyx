@@ -393,10 +393,11 @@ cdef int one_user(const item_t* items, Py_ssize_t q, const Task* t, Scratch* w) 
 
 cdef int run_users(const item_t* items, Py_ssize_t q_start, Py_ssize_t q_stop, const Task* t,
                    Scratch* w) noexcept nogil:
-    cdef Py_ssize_t q, done = 0
+    cdef Py_ssize_t q, done = POLL
     cdef int status
     for q in range(q_start, q_stop):
-        # Polled every POLL items of lists, and at least every 64 users.
+        # Polled before the first user, then every POLL items of lists and at least every
+        # 64 users.
         done += t.indptr[q + 1] - t.indptr[q] + 1024
         if done >= POLL:
             done = 0
