@@ -17,12 +17,16 @@ pd = pytest.importorskip("pandas")
 METRICS = ["RR", "RR@3", "AP", "AP@3", "P@1", "P@3", "P@10", "R@2", "R@10", "Rprec", "F1@3", "Hits@1",
            "Hits@3", "DCG", "DCG@3", "nDCG", "nDCG@2", "nDCG@10", "nDCG(gain=exponential)@3", "ERR", "ERR@2",
            "RBP(p=0.5)", "RBP(p=0.9, graded=True)@4"]
+# The definitions where libraries differ (not in rw.evaluate's comparison below).
+VARIANTS = ["AP(denom=min)@3", "AP(denom=min)", "AP(denom=hits)@3", "AP(denom=hits)", "R(denom=min)@2",
+            "R(denom=min)@10", "nDCG(ideal=all)@2", "nDCG(ideal=all, gain=exponential)@3", "AP(denom=R)@3"]
 
 
 def parse(name):
     spec = rw.lists.names.parse_metric(name)
     kind = rw.lists.names._CANONICAL[spec.kind]
-    return kind, spec.k, {"gain": spec.gain or "linear", "p": spec.p, "graded": spec.graded}
+    return kind, spec.k, {"gain": spec.gain or "linear", "p": spec.p, "graded": spec.graded,
+                          "denom": spec.denom or "R", "ideal": spec.ideal or "cut"}
 
 
 def random_data(rng, n_users=30, n_items=25, k=8, max_grade=3, pad=True):
@@ -56,8 +60,9 @@ def check_against_reference(grades, lists, names, **options):
 def test_reference_random(rng):
     for _ in range(5):
         grades, lists = random_data(rng)
-        check_against_reference(grades, lists, METRICS)
-        check_against_reference(grades, lists, METRICS, relevance_level=2, gain="exponential", max_grade=5)
+        check_against_reference(grades, lists, METRICS + VARIANTS)
+        check_against_reference(grades, lists, METRICS + VARIANTS, relevance_level=2, gain="exponential",
+                                max_grade=5)
         check_against_reference(grades, lists, ["MAP", "nDCG@3"], empty="skip")
 
 
@@ -74,7 +79,7 @@ def test_reference_hypothesis(data):
         items = data.draw(st.lists(st.integers(0, n_items - 1), unique=True, max_size=min(k, n_items)))
         lists[u, :len(items)] = items
     level = data.draw(st.sampled_from([1, 0.5, 2]))
-    names = data.draw(st.lists(st.sampled_from(METRICS), min_size=1, max_size=4))
+    names = data.draw(st.lists(st.sampled_from(METRICS + VARIANTS), min_size=1, max_size=4))
     check_against_reference(grades, lists, names, relevance_level=level)
 
 

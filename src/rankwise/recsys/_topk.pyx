@@ -44,10 +44,6 @@ cdef enum:
     BAD_ID = 1
     REPEATED = 2
     AFTER_PADDING = 3
-    # Definition variants of a metric (the codes of _core's Variant).
-    BY_MIN = 1
-    BY_HITS = 2
-    IDEAL_ALL = 3
 
 
 cdef struct Spec:

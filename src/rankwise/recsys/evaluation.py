@@ -73,7 +73,7 @@ def _spec_arrays(unique: Sequence[MetricSpec]) -> tuple[np.ndarray, ...]:
     cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
     flags = np.array([s.gain == "exponential" or s.graded for s in unique], dtype=np.uint8)
     params = np.array([s.p for s in unique], dtype=np.float64)
-    variants = np.zeros(len(unique), dtype=np.uint8)
+    variants = np.array([s.variant for s in unique], dtype=np.uint8)
     return kinds, cutoffs, flags, params, variants
 
 
@@ -130,7 +130,10 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
     metrics : str or iterable of str
         As in :func:`rankwise.evaluate`: ``"nDCG@10"``, ``"R@20"``, ``"MAP"``, ``"P@10"``,
         ``"MRR"``, ``"Hits@10"``, ``"ERR@10"``, ``"RBP(p=0.8)"``, ``"F1@10"``, ``"Rprec"``,
-        ``"DCG@10"``.
+        ``"DCG@10"``. The definitions where libraries differ are options of the name:
+        ``"AP(denom=min)@10"`` and ``"R(denom=min)@20"`` divide by min(R, k),
+        ``"AP(denom=hits)@10"`` by the relevant items within k, and ``"nDCG(ideal=all)@10"``
+        takes the ideal DCG of all of the user's relevant items, not of the best k.
     convention : str, optional
         Reserved for the definitions of other libraries; None: trec_eval's.
     relevance_level : float, default 1

@@ -30,11 +30,10 @@ def topk_metric(grades_in_list, all_grades, metric, k=None, *, level=1, gain="li
     """One user's metric: ``grades_in_list`` are the grades of the recommended items in rank
     order (0 for an item that is not relevant), ``all_grades`` every grade > 0 of the user.
 
-    ``denom``: AP's and R's divisor, "R", "min" (min(R, k)) or "hits" (AP only: relevant
-    items retrieved within k). ``ideal``: nDCG's ideal ranking cut at k ("cut") or not ("all").
+    ``denom``: AP's and R's divisor, "R", "min" (min(R, k); R without a cutoff) or "hits"
+    (AP only: relevant items retrieved within k). ``ideal``: nDCG's ideal ranking cut at k ("cut") or not ("all").
     """
     top = grades_in_list if k is None else grades_in_list[:k]
-    cut = len(grades_in_list) if k is None else k
     n_rel = sum(1 for g in all_grades if g >= level)
     relevant_at = [i for i, g in enumerate(top, start=1) if g >= level]
     tp = len(relevant_at)
@@ -42,12 +41,13 @@ def topk_metric(grades_in_list, all_grades, metric, k=None, *, level=1, gain="li
         return Fraction(1, relevant_at[0]) if relevant_at else Fraction(0)
     if metric == "AP":
         total = sum((Fraction(j, i) for j, i in enumerate(relevant_at, start=1)), Fraction(0))
-        divisor = {"R": n_rel, "min": min(n_rel, cut), "hits": tp}[denom]
+        # Without a cutoff, min(R, k) is R.
+        divisor = {"R": n_rel, "min": n_rel if k is None else min(n_rel, k), "hits": tp}[denom]
         return total / divisor if divisor else Fraction(0)
     if metric == "P":
         return Fraction(tp, k)
     if metric == "R":
-        divisor = n_rel if denom == "R" else min(n_rel, k)
+        divisor = n_rel if denom == "R" or k is None else min(n_rel, k)
         return Fraction(tp, divisor) if divisor else Fraction(0)
     if metric == "Rprec":
         return Fraction(sum(1 for g in grades_in_list[:n_rel] if g >= level), n_rel) if n_rel else Fraction(0)
