@@ -20,7 +20,7 @@ from .lists import (
     reciprocal_rank,
 )
 from .ranks import RankBuilder, Ranks, rank_metrics, rank_positive
-from .recsys import evaluate_topk
+from .recsys import evaluate_topk, top_k
 from .stats import (
     ComparisonReport,
     ComparisonResult,
@@ -63,6 +63,7 @@ __all__ = [
     "rbp",
     "recall",
     "reciprocal_rank",
+    "top_k",
     "trec_eval",
     "__version__",
 ]

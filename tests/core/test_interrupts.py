@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise._core import _duplicates, _group, _intern
+from rankwise._core import _duplicates, _group, _intern, _sparse
 from rankwise._core import parallel as _parallel
 from rankwise._core._enums import Metric
 from rankwise.lists import _listwise
 from rankwise.ranks import _count
+from rankwise.recsys import _select
 from rankwise.stats import _resample
 from rankwise.trec import _text, _trec
 
@@ -250,6 +251,19 @@ def test_kernels_return_at_once_when_stopped(rng):
     assert _group.run_starts(repeated, _stopped()) is None
     assert _group.group_by_query(np.array([1, 2, 1], dtype=np.int64), stop=_stopped()) is None
 
+    matrix = scores.reshape(2, 500)
+    none = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+    ids = np.full((2, 3), -7, dtype=np.int64)
+    scratch = (np.empty(20), np.empty(20), np.empty(40, dtype=np.int64), np.empty(3, dtype=np.int64))
+    assert _select.select_rows(matrix, none, (False, False), 0, 2, ids, np.empty((0, 0)), scratch,
+                               _stopped()) is None
+    assert np.all(ids == -7)
+    gathered = np.full(n, -7.0)
+    labels_csr = (np.zeros(3, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0))
+    _sparse.gather_rows(matrix, labels_csr, none, (none[0], 0), 0, 2, np.array([0, 500, n]),
+                        gathered, np.full(n, 7, dtype=np.uint8), none[0], _stopped())
+    assert np.all(gathered == -7.0)
+
     sums = np.zeros(10)
     _resample.sign_flip_sums(scores, 1, 2, False, 0, 10, sums, np.empty(128 * 256), _stopped())
     _resample.bootstrap_sums(scores, 1, 2, 0, 10, sums, _stopped())
@@ -340,6 +354,8 @@ _KERNELS = {
     "rankwise._core.duplicates": ["first_duplicate", "group_codes"],
     "rankwise._core.validation": ["run_starts", "group_by_query"],
     "rankwise.stats.significance": ["sign_flip_sums", "bootstrap_sums"],
+    "rankwise.recsys.select": ["select_rows"],
+    "rankwise._core.sparse": ["gather_rows"],
 }
 # Kernel modules that trec.io and _core.strings use through their module object: name -> kernels.
 _MODULE_KERNELS = {
@@ -395,6 +411,8 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
     qid = np.repeat(np.arange(20), 50)
     rw.evaluate(y.ravel(), s.ravel(), "MAP", qid=qid)  # grouped
     rw.evaluate(y.ravel(), s.ravel(), "MAP", qid=qid[::-1])  # ungrouped
+    rw.evaluate(y, s, "MAP", exclude=(y == 0) & (s < 0.1))  # each row's candidates gathered
+    rw.top_k(s, 5)
     rw.rank_positive(rng.random(20), rng.random((20, 30)))
     rw.rank_positive(rng.random(2), rng.random(30), indptr=[0, 10, 30])
     qrels, run = importlib.import_module("rankwise.trec").read_example()

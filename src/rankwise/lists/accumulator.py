@@ -248,13 +248,15 @@ class Accumulator:
         return self._n_queries
 
     def update(self, y_true: ArrayLike, y_score: ArrayLike, *, qid: ArrayLike | None = None,
-               indptr: ArrayLike | None = None, doc_ids: ArrayLike | None = None) -> Accumulator:
+               indptr: ArrayLike | None = None, doc_ids: ArrayLike | None = None,
+               exclude: Any = None) -> Accumulator:
         """Evaluate whole queries and hold their values; returns the Accumulator.
 
         Parameters
         ----------
-        y_true, y_score, qid, indptr, doc_ids
-            As in :func:`rankwise.evaluate`, every query whole. Without ``qid``, the
+        y_true, y_score, qid, indptr, doc_ids, exclude
+            As in :func:`rankwise.evaluate`, every query whole (a scipy.sparse ``y_true``
+            and ``exclude`` with a 2-D ``y_score``: one user per row). Without ``qid``, the
             queries are numbered after those already held.
 
         Raises
@@ -265,7 +267,7 @@ class Accumulator:
         """
         values, _, _, batch, n_relevant = compute_values(
             self._specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, options=self._options,
-            max_grade=self._max_grade)
+            max_grade=self._max_grade, exclude=exclude)
         positional = qid is None
         ids = batch.query_ids + self._n_queries if positional else batch.query_ids
         apply_empty(values, n_relevant, ids, self._options.empty, self._options.relevance_level)

@@ -15,6 +15,7 @@ from .._core._enums import Metric, Ties
 from .._core.names import metric_names
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.results import Results, mean_over_queries
+from .._core.sparse import candidate_batch, candidate_nan_error, is_sparse
 from .._core.validation import (
     _EXACT_FLOAT_INT,
     Batch,
@@ -113,29 +114,37 @@ def unique_specs(specs: Sequence[MetricSpec],
 
 
 def _compute(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike, *, qid: ArrayLike | None,
-             indptr: ArrayLike | None, doc_ids: ArrayLike | None, ties: str, relevance_level: float,
-             gain: str, max_grade: float | None, empty: str, nan: str, n_threads: int | None,
-             ) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
+             indptr: ArrayLike | None, doc_ids: ArrayLike | None, exclude: Any, ties: str,
+             relevance_level: float, gain: str, max_grade: float | None, empty: str, nan: str,
+             n_threads: int | None) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
     """Validate, run the kernel once for all specs, apply the empty-query policy."""
     options = Options.check(ties=ties, relevance_level=relevance_level, gain=gain, empty=empty, nan=nan,
                             n_threads=n_threads)
     values, columns, specs, batch, n_relevant = compute_values(
-        specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, options=options, max_grade=max_grade)
+        specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, options=options, max_grade=max_grade,
+        exclude=exclude)
     apply_empty(values, n_relevant, batch.query_ids, empty, relevance_level)
     return values, columns, specs, batch, n_relevant
 
 
 def compute_values(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike, *,
                    qid: ArrayLike | None, indptr: ArrayLike | None, doc_ids: ArrayLike | None,
-                   options: Options, max_grade: float | None,
+                   options: Options, max_grade: float | None, exclude: Any = None,
                    ) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
     """Every metric of ``specs`` for every query of one call's data, checked (the empty-query
     policy not yet applied): values (one column per distinct spec), each spec's column, the
     specs with the gain filled in, the batch and each query's relevant count."""
     ties_code = check_ties(options.ties)
     threads = effective_n_threads(options.n_threads)
-    batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code,
-                     nan=options.nan)
+    gathered = exclude is not None or is_sparse(y_true)
+    if gathered and (qid is not None or indptr is not None):
+        raise ValueError(f"{'qid' if qid is not None else 'indptr'}= groups 1-D inputs; a scipy.sparse "
+                         "y_true and exclude= go with a 2-D y_score, one user per row")
+    if gathered:
+        batch = candidate_batch(y_true, y_score, exclude, doc_ids=doc_ids, ties=ties_code, n_threads=threads)
+    else:
+        batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code,
+                         nan=options.nan)
     specs, unique, columns = unique_specs(specs, options.gain)
     if any(s.variant for s in unique):  # until the kernel reads the definition options
         raise NotImplementedError("the definition options denom= and ideal= are not computed yet")
@@ -150,6 +159,8 @@ def compute_values(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: Arra
     # NaN scores are found by the kernel as it reads them (as_batch does not look), so
     # the error comes now, before any result is used. Without queries it looked at none.
     if options.nan == "raise" and (nan_found or values.shape[0] == 0):
+        if gathered and nan_found:
+            raise candidate_nan_error(batch, exclude)  # excluded scores are not read
         as_scores(y_score)  # raises, naming the first NaN
         if nan_found:
             raise ValueError("y_score contains NaN; pass nan='last' to rank NaN scores below every number")
@@ -202,17 +213,20 @@ def apply_empty(values: np.ndarray, n_relevant: np.ndarray, query_ids: np.ndarra
 
 def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str], *,
              qid: ArrayLike | None = None, indptr: ArrayLike | None = None, doc_ids: ArrayLike | None = None,
-             ties: str = "expected", relevance_level: float = 1, gain: str = "linear",
+             exclude: Any = None, ties: str = "expected", relevance_level: float = 1, gain: str = "linear",
              max_grade: float | None = None, empty: str = "zero", nan: str = "raise",
              n_threads: int | None = None) -> Results:
     """Compute several ranking metrics per query in one pass over the data.
 
     Parameters
     ----------
-    y_true : array-like of non-negative numbers
+    y_true : array-like of non-negative numbers, or scipy.sparse matrix
         Relevance labels: bool, integers or floats (graded, fractional allowed).
         Same shape as ``y_score``; or 2-D ``(n_topics, n_items)`` when ``y_score`` is
-        one 1-D ranking judged against many topics. For DCG and nDCG the gains of all
+        one 1-D ranking judged against many topics. A scipy.sparse (users x items)
+        matrix, with a 2-D ``y_score`` of its shape, is never made dense: its stored
+        non-zero values are the labels, every other item is not relevant, and a
+        (row, column) stored twice is an error (scipy would add them). For DCG and nDCG the gains of all
         labels of the call must sum below float64's largest value (1.8e308).
     y_score : array-like of float32, float64 (or exactly representable integers)
         Scores; higher ranks first. 2-D: one query per row. 1-D: one query, or many
@@ -230,6 +244,14 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
     doc_ids : array-like, optional
         Document id per score, needed by ``ties="trec"`` only (unique within a query).
         With 2-D ``y_score``, one row's ids (shape ``(n_items,)``) serve every query.
+    exclude : scipy.sparse matrix or bool array, shape of ``y_score``, optional
+        Items removed from each row's candidates before ranking (a recommender's
+        training interactions), as ``rank_positive(mask=...)``'s filtered protocol:
+        every stored non-zero entry of a sparse matrix, or True. With a 2-D
+        ``y_score`` only. Their scores are not read (a NaN there is no error), and an
+        excluded item with a label in ``y_true`` is a ValueError (it would silently
+        change the number of relevant items). Every tie policy applies to the items
+        left; ``ties="trec"`` reads ``doc_ids`` as for a 2-D ``y_score``.
     ties : {"expected", "optimistic", "pessimistic", "stable", "trec"}
         How tied scores are ordered. ``"expected"`` (default) is the exact expectation
         of each metric over all orderings of tied items (McSherry & Najork 2008);
@@ -275,11 +297,20 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
     array([0.5 , 0.75])
     >>> rw.evaluate(y_true, y_score, ["MRR"], ties="optimistic").mean()
     {'MRR': 0.75}
+
+    Held-out items as a sparse matrix, training items excluded from the candidates:
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> held_out = sp.csr_array(np.array([[0, 0, 1, 0], [0, 1, 0, 0]]))
+    >>> train = sp.csr_array(np.array([[1, 0, 0, 0], [0, 0, 0, 1]], dtype=bool))
+    >>> scores = np.array([[0.9, 0.2, 0.8, 0.1], [0.1, 0.5, 0.2, 0.9]])
+    >>> rw.evaluate(held_out, scores, ["MRR"], exclude=train)["MRR"]
+    array([1., 1.])
     """
     names = metric_names(metrics)
     specs = [parse_metric(name) for name in names]
     values, columns, specs, batch, n_relevant = _compute(
-        specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties,
+        specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, exclude=exclude, ties=ties,
         relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
         n_threads=n_threads)
     return make_results(names, values, columns, batch.query_ids, ties, gain, n_relevant)
@@ -299,12 +330,12 @@ def _resolved(gain: str, name: str) -> MetricSpec:
 
 
 # The data and tie options every per-metric function shares with evaluate().
-_OPTIONS = ("qid", "indptr", "doc_ids", "ties", "relevance_level", "empty", "nan", "n_threads")
+_OPTIONS = ("qid", "indptr", "doc_ids", "exclude", "ties", "relevance_level", "empty", "nan", "n_threads")
 _EVALUATE_PARAMS = inspect.signature(evaluate).parameters
 _OPTIONS_DOC = """per_query : bool, default False
         Return one value per query (sorted by query id for ``qid`` input) instead of
         the mean over queries (NaN when there is no query).
-    qid, indptr, doc_ids, ties, relevance_level, empty, nan, n_threads
+    qid, indptr, doc_ids, exclude, ties, relevance_level, empty, nan, n_threads
         As in :func:`evaluate`. Every tie policy is supported. A cutoff beyond a
         list's length keeps the whole list."""
 
