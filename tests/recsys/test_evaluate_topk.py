@@ -339,3 +339,33 @@ def test_kernel_returns_at_once_when_stopped():
     assert all(np.all(out == -7) for out in output)
     evaluate_range(items, indptr, relevant, spec, options, 0, 2, output, np.zeros(4, dtype=np.int64))
     assert output[0].ravel().tolist() == [1.0, 1 / 2] and output[1].tolist() == [1, 1]
+
+
+def test_items_named_by_strings(rng):
+    """Dicts and DataFrames may name items by strings: the numbers of the same data with ids."""
+    grades, lists = random_data(rng, n_users=10)
+    grades[:, 0] = 1
+    names = ["MAP", "nDCG@5", "P@3", "R@4", "ERR"]
+    expected = rw.evaluate_topk(grades, lists, names)
+    relevant, recommended = as_dicts(grades, lists)
+    relevant = {u: {f"item {i}": g for i, g in row.items()} for u, row in relevant.items()}
+    frame = pd.DataFrame([(u, f"item {i}", r) for u, row in recommended.items() for r, i in enumerate(row, 1)],
+                         columns=["user", "item", "rank"])
+    got = rw.evaluate_topk(relevant, frame, names)
+    for name in names:
+        np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
+    twice = pd.DataFrame({"user": [0, 0], "item": ["a", "a"], "rank": [1, 2]})
+    with pytest.raises(ValueError, match="user 0 lists item 'a' twice"):
+        rw.evaluate_topk({0: ["a"]}, twice, "P@1")
+    with pytest.raises(ValueError, match="user 0 has item 'a' twice"):
+        rw.evaluate_topk(pd.DataFrame({"user": [0, 0], "item": ["a", "a"]}), twice.iloc[:1], "P@1")
+    with pytest.raises(TypeError, match="both by labels"):
+        rw.evaluate_topk({0: [1]}, twice.iloc[:1], "P@1")
+    with pytest.raises(TypeError, match="both by labels"):
+        rw.evaluate_topk({0: ["a"]}, np.array([[1]]), "P@1")
+    with pytest.raises(TypeError, match="n_items applies to integer item ids"):
+        rw.evaluate_topk({0: ["a"]}, twice.iloc[:1], "P@1", n_items=3)
+    with pytest.raises(TypeError, match="integer ids"):
+        as_recommended(twice.iloc[:1])
+    empty = rw.evaluate_topk({0: []}, twice.iloc[:1], "P@1")
+    assert empty["P@1"].tolist() == [0.0]

@@ -15,7 +15,16 @@ from .._core.validation import check_choice, check_level, check_max_grade
 from ..lists.evaluation import apply_empty, dcg_gains, gains_bounded, make_results, unique_specs
 from ..lists.names import MetricSpec, parse_metric
 from ._topk import evaluate_range
-from .layouts import Lists, align, as_relevant, check_n_items, list_error, raise_first, recommended_layout
+from .layouts import (
+    Lists,
+    align,
+    as_relevant,
+    check_n_items,
+    code_items,
+    list_error,
+    raise_first,
+    recommended_layout,
+)
 
 __all__ = ["evaluate_topk"]
 
@@ -78,8 +87,9 @@ def _spec_arrays(unique: Sequence[MetricSpec]) -> tuple[np.ndarray, ...]:
 
 
 def _run(lists: Lists, relevant: Csr, unique: Sequence[MetricSpec], options: dict[str, Any],
-         threads: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every metric of ``unique`` for every user, and each user's R; bad lists raise."""
+         threads: int, shown: Lists) -> tuple[np.ndarray, np.ndarray]:
+    """Every metric of ``unique`` for every user, and each user's R; bad lists raise, naming
+    their items as ``shown`` holds them (the caller's labels, where items were coded)."""
     n = lists.n_users
     values = np.empty((n, len(unique)), dtype=np.float64)
     n_relevant = np.zeros(n, dtype=np.int64)
@@ -96,7 +106,7 @@ def _run(lists: Lists, relevant: Csr, unique: Sequence[MetricSpec], options: dic
             errors.append(error)
 
     run_over_queries(task, lists.indptr, threads)
-    raise_first(errors, lists, relevant.shape[1], "recommended")
+    raise_first(errors, shown, relevant.shape[1], "recommended")
     return values, n_relevant
 
 
@@ -120,6 +130,7 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
         are not relevant): a users x items scipy.sparse matrix or NumPy array; a list of
         1-D arrays of item ids (grade 1), one per user; a dict user -> item ids, or
         user -> {item: grade}; a pandas DataFrame with columns (user, item[, grade]).
+        Dicts and DataFrames may name items by strings, if ``recommended`` does too.
     recommended : array, list of arrays or DataFrame
         Item ids in rank order: an integer (users, K) array (-1 pads a short list at its
         end; int32 and int64 are read without a copy); a list of 1-D arrays; a pandas
@@ -185,9 +196,11 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
     n_items = check_n_items(n_items)
     threads = effective_n_threads(n_threads)
     lists = recommended_layout(recommended, "recommended")
-    csr, relevant_ids = as_relevant(relevant, "relevant", n_items=n_items)
-    width = _catalog(lists, csr, n_items, isinstance(relevant, np.ndarray) or is_sparse(relevant))
-    lists, csr, user_ids = align(lists, csr, relevant_ids)
+    csr, relevant_ids, labels = as_relevant(relevant, "relevant", n_items=n_items)
+    coded, csr = code_items(lists, csr, labels)
+    width = _catalog(coded, csr, n_items, isinstance(relevant, np.ndarray) or is_sparse(relevant))
+    coded, csr, user_ids = align(coded, csr, relevant_ids)
+    shown = replace(coded, items=lists.items)
     assert csr.data is not None
     max_label = float(csr.data.max()) if csr.data.size else 0.0
     if max_grade is not None and check_max_grade(max_grade, 0.0) < max_label:
@@ -195,8 +208,9 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
     grade = check_max_grade(max_grade, max_label)
     specs, unique, columns = unique_specs(specs, gain)
     _check_gains(specs, csr, max_label)
-    max_relevant = int(np.diff(csr.indptr).max()) if lists.n_users else 0
+    max_relevant = int(np.diff(csr.indptr).max()) if coded.n_users else 0
     options = {"level": level, "max_grade": grade, "max_relevant": max_relevant}
-    values, n_relevant = _run(lists, replace(csr, shape=(csr.shape[0], width)), unique, options, threads)
+    csr = replace(csr, shape=(csr.shape[0], width))
+    values, n_relevant = _run(coded, csr, unique, options, threads, shown)
     apply_empty(values, n_relevant, user_ids, empty, relevance_level)
     return make_results(names, values, columns, user_ids, "stable", gain, n_relevant)

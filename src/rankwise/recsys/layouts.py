@@ -20,7 +20,7 @@ from .._core.sparse import Csr, as_csr, is_sparse
 from .._core.validation import as_array, as_integers
 from ._topk import evaluate_range
 
-__all__ = ["Lists", "align", "as_recommended", "as_relevant", "check_n_items", "list_error",
+__all__ = ["Lists", "align", "as_recommended", "as_relevant", "check_n_items", "code_items", "list_error",
            "recommended_layout", "scan_lists"]
 
 # What the kernel reports of a bad list (_topk.pyx's codes).
@@ -59,9 +59,12 @@ def check_n_items(n_items: object) -> int | None:
     return int(n_items)
 
 
-def _item_ids(values: Any, name: str) -> np.ndarray:
-    """An integer array of item ids as int32 or int64, copied only from other integer types."""
+def _item_ids(values: Any, name: str, labels: bool = False) -> np.ndarray:
+    """An integer array of item ids as int32 or int64, copied only from other integer types;
+    with ``labels``, strings (or other objects) are returned as they are, for ``code_items``."""
     arr = as_integers(values, name, "item ids from -1 up", TypeError)
+    if labels and arr.dtype.kind in "OUS":
+        return arr
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integer item ids, got dtype {arr.dtype}")
     if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
@@ -116,7 +119,7 @@ def _lists_of_frame(frame: Any, name: str) -> Lists:
         raise ValueError(f"{name}: a DataFrame of lists needs exactly one of the columns rank "
                          "(1 = first) and score (higher first)")
     user_ids, users = np.unique(cols["user"], return_inverse=True)
-    items = _item_ids(cols["item"], f"{name}['item']")
+    items = _item_ids(cols["item"], f"{name}['item']", labels=True)
     if "rank" in cols:
         key = as_integers(cols["rank"], f"{name}['rank']", "from 1", TypeError)
         if key.dtype.kind not in "iu":
@@ -184,10 +187,10 @@ def list_error(error: np.ndarray, lists: Lists, n_items: int, name: str) -> Valu
     """The ValueError for what the kernel found wrong in a list: ``error`` = (user, position, kind, first)."""
     row, pos, kind, first = (int(x) for x in error)
     user = row if lists.user_ids is None else _py(lists.user_ids[row])
-    item = int(lists.items[lists.indptr[row] + pos])
+    item = _py(lists.items[lists.indptr[row] + pos])
     where = f"{name}: user {user!r}"
     if kind == _REPEATED:
-        return ValueError(f"{where} lists item {item} twice, at positions {first} and {pos} (from 0)")
+        return ValueError(f"{where} lists item {item!r} twice, at positions {first} and {pos} (from 0)")
     if kind == _AFTER_PADDING:
         return ValueError(f"{where} has item {item} at position {pos} after the -1 padding at position "
                           f"{first} (from 0); -1 may only pad the end of a list")
@@ -214,6 +217,9 @@ def as_recommended(recommended: Any, name: str = "recommended", *, n_items: int 
     """
     n_items = check_n_items(n_items)
     lists = recommended_layout(recommended, name)
+    if lists.items.dtype.kind not in "iu":
+        raise TypeError(f"{name} must name items by integer ids (0 to n_items - 1), got {lists.items.dtype} "
+                        "labels")
     if n_items is None:
         n_items = int(lists.items.max()) + 1 if lists.items.size else 1
     lengths = scan_lists(lists, max(n_items, 1), name, n_threads)
@@ -227,24 +233,27 @@ def as_recommended(recommended: Any, name: str = "recommended", *, n_items: int 
 
 
 def as_relevant(relevant: Any, name: str = "relevant", *,
-                n_items: int | None = None) -> tuple[Csr, np.ndarray | None]:
-    """``relevant`` as Csr (users x items, grades) and its user ids (None: row positions).
+                n_items: int | None = None) -> tuple[Csr, np.ndarray | None, np.ndarray | None]:
+    """``relevant`` as Csr (users x items, grades), its user ids (None: row positions) and its
+    item labels (None: the items are ids 0..; else Csr's indices are codes into the sorted labels).
 
     A scipy.sparse matrix or a NumPy array: users x items, values are grades (explicit
     zeros not relevant). A list (or tuple) of arrays of item ids: grade 1. A dict user ->
     item ids, or user -> {item: grade}. A DataFrame with columns (user, item[, grade]).
-    The Csr's width is the matrix's, else ``n_items``, else the largest id + 1.
+    The Csr's width is the matrix's, else ``n_items``, else the largest id + 1. Dicts and
+    DataFrames may name items by strings (labels).
     """
     if is_sparse(relevant) or isinstance(relevant, np.ndarray):
         csr = as_csr(relevant, name)
         if n_items is not None and n_items != csr.shape[1]:
             raise ValueError(f"n_items={n_items} differs from the {csr.shape[1]} items (columns) of {name}")
-        return csr, None
+        return csr, None, None
     if _is_frame(relevant):
         cols = _columns(relevant, name, ("user", "item"), ("grade",))
         user_ids, users = np.unique(cols["user"], return_inverse=True)
         grades = cols.get("grade", np.ones(users.size))
-        return _csr_of_pairs(users, cols["item"], grades, user_ids, n_items, name), user_ids
+        csr, labels = _csr_of_pairs(users, cols["item"], grades, user_ids, n_items, name)
+        return csr, user_ids, labels
     if isinstance(relevant, Mapping):
         return _csr_of_dict(relevant, n_items, name)
     if isinstance(relevant, (list, tuple)):
@@ -255,13 +264,15 @@ def as_relevant(relevant: Any, name: str = "relevant", *,
                                 f"{row.dtype} of shape {row.shape}")
         users = np.repeat(np.arange(len(rows)), [row.size for row in rows])
         items = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
-        return _csr_of_pairs(users, items, np.ones(items.size), np.arange(len(rows)), n_items, name), None
+        csr, _ = _csr_of_pairs(users, items, np.ones(items.size), np.arange(len(rows)), n_items, name)
+        return csr, None, None
     raise TypeError(f"{name} must be a scipy.sparse matrix or NumPy array (users x items), a list of arrays "
                     f"of item ids, a dict user -> items, or a DataFrame (user, item[, grade]); got "
                     f"{type(relevant).__name__}")
 
 
-def _csr_of_dict(relevant: Mapping[Any, Any], n_items: int | None, name: str) -> tuple[Csr, np.ndarray]:
+def _csr_of_dict(relevant: Mapping[Any, Any], n_items: int | None,
+                 name: str) -> tuple[Csr, np.ndarray, np.ndarray | None]:
     """A dict user -> item ids (grade 1) or user -> {item: grade}, users sorted by id."""
     keys = list(relevant)
     user_ids = as_array(keys, f"{name}'s users", wide="object") if keys else np.zeros(0, dtype=np.int64)
@@ -270,23 +281,31 @@ def _csr_of_dict(relevant: Mapping[Any, Any], n_items: int | None, name: str) ->
     for row, i in enumerate(order.tolist()):
         value = relevant[keys[i]]
         if isinstance(value, Mapping):
-            ids, labels = list(value), list(value.values())
+            ids, values = list(value), list(value.values())
         else:
             ids = list(value) if isinstance(value, (set, frozenset)) else np.asarray(value).ravel().tolist()
-            labels = [1] * len(ids)
+            values = [1] * len(ids)
         users.append(np.full(len(ids), row, dtype=np.int64))
         items.extend(ids)
-        grades.extend(labels)
+        grades.extend(values)
     rows = np.concatenate(users) if users else np.zeros(0, dtype=np.int64)
-    return _csr_of_pairs(rows, items, grades, user_ids[order], n_items, name), user_ids[order]
+    csr, labels = _csr_of_pairs(rows, items, grades, user_ids[order], n_items, name)
+    return csr, user_ids[order], labels
 
 
 def _csr_of_pairs(users: np.ndarray, items: Any, grades: Any, user_ids: np.ndarray, n_items: int | None,
-                  name: str) -> Csr:
-    """Csr of (user row, item, grade) triples: ids in range, grades finite and >= 0, no pair twice."""
+                  name: str) -> tuple[Csr, np.ndarray | None]:
+    """Csr of (user row, item, grade) triples: ids in range, grades finite and >= 0, no pair
+    twice; and the sorted item labels when items are strings (then Csr's indices are codes)."""
     items = as_integers(items, f"{name}'s item ids", "from 0", TypeError).reshape(-1)
+    labels = None
+    if items.size and items.dtype.kind in "OUS":
+        if n_items is not None:
+            raise TypeError(f"n_items applies to integer item ids; {name} names items by labels "
+                            f"({items.dtype})")
+        labels, items = _codes(items, f"{name}'s item ids")
     if items.size and items.dtype.kind not in "iu":
-        raise TypeError(f"{name}'s item ids must be integers, got dtype {items.dtype}")
+        raise TypeError(f"{name}'s item ids must be integers or strings, got dtype {items.dtype}")
     grades = as_array(grades, f"{name}'s grades").reshape(-1)
     if grades.size and grades.dtype.kind not in "biuf":
         raise TypeError(f"{name}'s grades must be numbers, got dtype {grades.dtype}")
@@ -303,11 +322,37 @@ def _csr_of_pairs(users: np.ndarray, items: Any, grades: Any, user_ids: np.ndarr
     twice = np.flatnonzero((users[1:] == users[:-1]) & (items[1:] == items[:-1]))
     if twice.size:
         i = int(twice[0])
-        raise ValueError(f"{name}: user {_py(user_ids[users[i]])!r} has item {items[i]} twice")
+        item = items[i] if labels is None else labels[items[i]]
+        raise ValueError(f"{name}: user {_py(user_ids[users[i]])!r} has item {_py(item)!r} twice")
     stored = grades != 0
     indptr = np.zeros(user_ids.size + 1, dtype=np.int64)
     np.cumsum(np.bincount(users[stored], minlength=user_ids.size), out=indptr[1:])
-    return Csr(indptr, items[stored], grades[stored], (int(user_ids.size), width))
+    return Csr(indptr, items[stored], grades[stored], (int(user_ids.size), width)), labels
+
+
+def _codes(labels: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct labels and each label's code (its index among them)."""
+    try:
+        return np.unique(labels, return_inverse=True)
+    except TypeError:
+        raise TypeError(f"{name} mix labels that cannot be ordered (strings and numbers?)") from None
+
+
+def code_items(lists: Lists, relevant: Csr, labels: np.ndarray | None) -> tuple[Lists, Csr]:
+    """Lists and relevant items on one axis of codes when either names items by labels
+    (strings): codes into the sorted labels of both; otherwise both as they are."""
+    listed = lists.items.dtype.kind in "OUS" and lists.items.size > 0
+    if labels is None and not listed:
+        return lists, relevant
+    if (labels is None and relevant.indices.size) or (not listed and lists.items.size):
+        raise TypeError("recommended and relevant must both name items by integer ids or both by labels "
+                        "(strings)")
+    known = labels if labels is not None else np.zeros(0, dtype=lists.items.dtype)
+    union = _codes(np.concatenate([known, lists.items]), "the item labels of recommended and relevant")[0]
+    items = np.searchsorted(union, lists.items).astype(np.int64)
+    indices = np.searchsorted(union, known)[relevant.indices] if known.size else relevant.indices
+    shape = (relevant.shape[0], max(int(union.size), 1))
+    return replace(lists, items=items), Csr(relevant.indptr, indices, relevant.data, shape)
 
 
 def align(lists: Lists, relevant: Csr, relevant_ids: np.ndarray | None, *,
