@@ -1334,6 +1334,7 @@ def recsys_targets() -> list:
                                   for c in ("1e300", "2**64", "np.uint64(2**64 - 1)")}),
         "relevance_level": Real("1", checks=_level_checks(_BINARY_ZERO)),
         "empty": Choice("zero", none="ok"), "n_threads": Threads(), "n_items": Int("3", none="ok"),
+        "convention": Choice("trec", none="ok"),
     })]
 
 

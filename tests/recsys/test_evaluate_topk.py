@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankwise as rw
+from rankwise.lists.conventions import CONVENTIONS, get_convention
 from rankwise.recsys._topk import evaluate_range
 from rankwise.recsys.layouts import as_recommended
 from rankwise.testing.recsys import evaluate_topk as reference
@@ -136,13 +137,15 @@ def test_equals_evaluate_when_all_relevant_listed(rng):
         grades[u, chosen] = rng.choice([0.25, 1, 2, 3, 7], size=chosen.size)
     y_true = np.take_along_axis(grades, top, axis=1)
     y_score = np.take_along_axis(scores, top, axis=1)
-    names = METRICS + ["RBP(p=0.3, graded=True)", "ERR@5"]
-    for options in [{}, {"relevance_level": 2, "gain": "exponential"}, {"max_grade": 9}]:
+    names = METRICS + VARIANTS + ["RBP(p=0.3, graded=True)", "ERR@5"]
+    settings = [{}, {"relevance_level": 2, "gain": "exponential"}, {"max_grade": 9}]
+    for options in settings + [{"convention": name, "relevance_level": 2} for name in sorted(CONVENTIONS)]:
         got = rw.evaluate_topk(sp.csr_array(grades), top, names, **options)
         want = rw.evaluate(y_true, y_score, names, ties="stable", **options)
         for name in names:
             np.testing.assert_array_equal(got[name], want[name], err_msg=name)
         assert got.n_relevant.tolist() == want.n_relevant.tolist()
+        np.testing.assert_array_equal(list(got.mean().values()), list(want.mean().values()))
 
 
 def test_equals_trec_eval_with_unretrieved_relevant(rng):
@@ -272,7 +275,8 @@ def test_bad_arguments():
         (dict(n_items=2.0), TypeError, "n_items"),
         (dict(n_items=5), ValueError, "n_items=5 differs from the 3 items"),
         (dict(n_threads=0), ValueError, "n_threads"),
-        (dict(convention="nope"), ValueError, "convention"),
+        (dict(convention="nope"), ValueError, "convention must be one of"),
+        (dict(convention=1), TypeError, "convention"),
     ]
     for change, error, message in cases:
         args = {"relevant": grades, "recommended": lists, "metrics": ["MAP"], **change}
@@ -369,3 +373,34 @@ def test_items_named_by_strings(rng):
         as_recommended(twice.iloc[:1])
     empty = rw.evaluate_topk({0: []}, twice.iloc[:1], "P@1")
     assert empty["P@1"].tolist() == [0.0]
+
+
+@pytest.mark.parametrize("name", sorted(CONVENTIONS))
+def test_conventions_against_reference(rng, name):
+    """Each convention's definitions, labels, empty and absent users, against the reference."""
+    conv = get_convention(name)
+    grades, lists = random_data(rng, n_users=40)
+    relevant, recommended = as_dicts(grades, lists)
+    recommended = {u: items for u, items in recommended.items() if u % 4}  # users 0, 4, ... have no list
+    frame = pd.DataFrame([(u, i, r) for u, items in recommended.items() for r, i in enumerate(items, 1)],
+                         columns=["user", "item", "rank"])
+    names = ["MAP@5", "AP", "R@5", "nDCG@3", "nDCG", "P@5", "MRR", "AP(denom=R)@5"]
+    res = rw.evaluate_topk(relevant, frame, names, convention=name, relevance_level=2)
+    users = sorted(set(frame["user"]) if conv.absent == "skip" else relevant)
+    assert res.query_ids.tolist() == users
+    graded = {u: {i: (1 if g >= 2 else 0) if conv.binary else g for i, g in relevant[u].items()} for u in users}
+    lists_of = {u: recommended.get(u, []) for u in users}
+    for metric in names:
+        spec = conv.apply(rw.lists.names.parse_metric(metric))
+        kind = rw.lists.names._CANONICAL[spec.kind]
+        ref = reference(graded, lists_of, kind, spec.k, level=1 if conv.binary else 2, denom=spec.denom or "R",
+                        ideal=spec.ideal or "cut", empty=conv.empty)
+        np.testing.assert_allclose(res[metric], [float(ref[u]) for u in users], rtol=1e-12, atol=1e-15,
+                                   err_msg=metric)
+    if conv.micro_precision:
+        counted = [u for u in users if any(g >= 2 for g in relevant[u].values())]
+        hits = sum(sum(1 for i in lists_of[u][:5] if relevant[u].get(i, 0) >= 2) for u in counted)
+        cap = sum(min(5, sum(1 for g in relevant[u].values() if g >= 2)) for u in counted)
+        assert res.mean()["P@5"] == pytest.approx(hits / cap, rel=1e-12)
+    # the caller's empty= wins over the convention's
+    assert not np.isnan(rw.evaluate_topk(relevant, frame, "MAP", convention=name, empty="zero")["MAP"]).any()

@@ -12,6 +12,7 @@ from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.results import Results
 from .._core.sparse import Csr, is_sparse
 from .._core.validation import check_choice, check_level, check_max_grade
+from ..lists.conventions import get_convention
 from ..lists.evaluation import apply_empty, dcg_gains, gains_bounded, make_results, unique_specs
 from ..lists.names import MetricSpec, parse_metric
 from ._topk import evaluate_range
@@ -75,6 +76,16 @@ def _kernel_ids(lists: Lists, relevant: Csr, width: int) -> tuple[np.ndarray, np
     ids = np.unique(np.concatenate([items[listed], relevant.indices]))
     renumbered = np.where(listed, np.searchsorted(ids, items), -1)
     return renumbered, np.searchsorted(ids, relevant.indices), max(int(ids.size), 1)
+
+
+def _binary(relevant: Csr, level: float) -> Csr:
+    """Grades >= level as 1, the others dropped (a convention's ``binary``)."""
+    assert relevant.data is not None
+    kept = relevant.data >= level
+    rows = np.repeat(np.arange(relevant.shape[0]), np.diff(relevant.indptr))
+    indptr = np.zeros_like(relevant.indptr)
+    np.cumsum(np.bincount(rows[kept], minlength=relevant.shape[0]), out=indptr[1:])
+    return Csr(indptr, relevant.indices[kept], np.ones(int(kept.sum())), relevant.shape)
 
 
 def _spec_arrays(unique: Sequence[MetricSpec]) -> tuple[np.ndarray, ...]:
@@ -145,8 +156,14 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
         ``"AP(denom=min)@10"`` and ``"R(denom=min)@20"`` divide by min(R, k),
         ``"AP(denom=hits)@10"`` by the relevant items within k, and ``"nDCG(ideal=all)@10"``
         takes the ideal DCG of all of the user's relevant items, not of the best k.
-    convention : str, optional
-        Reserved for the definitions of other libraries; None: trec_eval's.
+    convention : {"trec", "recbole", "implicit", "torchmetrics", "recommenders", "pyg", "spark"}, optional
+        Define the metrics as that library does (``docs/conventions.md``), as in
+        :func:`rankwise.evaluate`: AP's and recall's divisor and nDCG's ideal where the
+        metric name leaves them out, binary grades (grade >= ``relevance_level`` is 1,
+        else not relevant) for all but trec and torchmetrics, the default of ``empty``,
+        implicit's P@k (hits / min(k, R), its mean weighted by min(k, R)), and users
+        absent from ``recommended``: an empty list, or left out (torchmetrics,
+        recommenders). None: trec_eval's definitions.
     relevance_level : float, default 1
         Grades ``>= relevance_level`` count as relevant for the binary metrics; DCG,
         nDCG and ERR use the grades themselves.
@@ -155,8 +172,8 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
     max_grade : float, optional
         ERR's and graded RBP's g_max; default the largest grade in ``relevant``.
     empty : {"zero", "skip", "error"}, optional
-        Users without a relevant item: value 0 and counted (default), NaN and left out of
-        means, or an error.
+        Users without a relevant item: value 0 and counted, NaN and left out of means, or
+        an error. Default ``"zero"``, or the convention's.
     n_items : int, optional
         The number of items (ids 0..n_items-1); default the columns of a ``relevant``
         matrix, else the largest id + 1.
@@ -187,19 +204,24 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
     {'P@2': 0.5, 'R@2': 0.5, 'nDCG@2': 0.5}
     """
     names = metric_names(metrics)
-    specs = [parse_metric(name) for name in names]
+    asked = [parse_metric(name) for name in names]
     level = check_level(relevance_level)
     check_choice(gain, "gain", ("linear", "exponential"))
-    if convention is not None:
-        raise ValueError(f"convention={convention!r}: no convention is available yet; pass None")
-    empty = "zero" if empty is None else check_choice(empty, "empty", ("zero", "skip", "error"))
+    conv = None if convention is None else get_convention(convention)
+    specs = asked if conv is None else [conv.apply(spec) for spec in asked]
+    if empty is not None:
+        check_choice(empty, "empty", ("zero", "skip", "error"))
+    empty = empty or (conv.empty if conv is not None else "zero")
     n_items = check_n_items(n_items)
     threads = effective_n_threads(n_threads)
     lists = recommended_layout(recommended, "recommended")
     csr, relevant_ids, labels = as_relevant(relevant, "relevant", n_items=n_items)
     coded, csr = code_items(lists, csr, labels)
     width = _catalog(coded, csr, n_items, isinstance(relevant, np.ndarray) or is_sparse(relevant))
-    coded, csr, user_ids = align(coded, csr, relevant_ids)
+    if conv is not None and conv.binary:
+        csr, level = _binary(csr, level), 1.0
+    drop_absent = conv is not None and conv.absent == "skip"
+    coded, csr, user_ids = align(coded, csr, relevant_ids, drop_absent=drop_absent)
     shown = replace(coded, items=lists.items)
     assert csr.data is not None
     max_label = float(csr.data.max()) if csr.data.size else 0.0
@@ -213,4 +235,5 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
     csr = replace(csr, shape=(csr.shape[0], width))
     values, n_relevant = _run(coded, csr, unique, options, threads, shown)
     apply_empty(values, n_relevant, user_ids, empty, relevance_level)
-    return make_results(names, values, columns, user_ids, "stable", gain, n_relevant)
+    return make_results(names, values, columns, user_ids, "stable", gain, n_relevant, convention=conv,
+                        named=asked)
