@@ -20,7 +20,7 @@ from .lists import (
     reciprocal_rank,
 )
 from .ranks import RankBuilder, Ranks, rank_metrics, rank_positive
-from .recsys import beyond_accuracy, top_k
+from .recsys import beyond_accuracy, evaluate_topk, top_k
 from .stats import (
     ComparisonReport,
     ComparisonResult,
@@ -53,6 +53,7 @@ __all__ = [
     "dcg",
     "err",
     "evaluate",
+    "evaluate_topk",
     "hit_rate",
     "mann_whitney",
     "ndcg",
