@@ -123,7 +123,7 @@ def test_empty_lists_and_undefined_values():
     assert got["coverage"] == 0.0
     assert all(math.isnan(got[name]) for name in ["gini", "entropy", "ARP", "personalization", "ILD"])
     # Users with empty lists are left out of means and pairs.
-    got = rw.beyond_accuracy([[0], [], [1]], ["ARP", "personalization"], train=np.eye(2))
+    got = rw.beyond_accuracy([[0], np.array([], dtype=int), [1]], ["ARP", "personalization"], train=np.eye(2))
     assert got == {"ARP": 1.0, "personalization": 1.0}
 
 
@@ -310,15 +310,15 @@ def test_inputs_unchanged_when_read_only():
 # ---- Bad input, each naming its argument
 
 @pytest.mark.parametrize(("recommended", "error", "match"), [
-    (np.zeros((2, 2, 2), dtype=int), ValueError, "recommended must be a .users, K. array"),
+    (np.zeros((2, 2, 2), dtype=int), ValueError, "recommended must be a 2-D .users, K. array"),
     (np.array([[0.0, 1.0]]), TypeError, "recommended must hold integer item ids"),
-    (np.array([[0, -2]]), ValueError, "item id -2 at user 0, position 1"),
-    (np.array([[0, 4]]), ValueError, "item id 4 at user 0, position 1, beyond the catalogue of 4"),
-    (np.array([[0, 1], [-1, 2]]), ValueError, "pads with -1 before an item at user 1, position 1"),
-    (np.array([[0, 1], [2, 2]]), ValueError, "item 2 twice for user 1 .positions 0 and 1"),
+    (np.array([[0, -2]]), ValueError, "recommended: user 0 has item id -2 at position 1 .from 0., out of range"),
+    (np.array([[0, 4]]), ValueError, "user 0 has item id 4 at position 1 .from 0., out of range: ids are 0 to 3"),
+    (np.array([[0, 1], [-1, 2]]), ValueError, "user 1 has item 2 at position 1 after the -1 padding"),
+    (np.array([[0, 1], [2, 2]]), ValueError, "user 1 lists item 2 twice, at positions 0 and 1"),
     ([[0, 1], [[2]]], ValueError, r"recommended\[1\] must be a 1-D array"),
     ([[0, 1], ["a"]], TypeError, r"recommended\[1\] must hold integer"),
-    (np.array([[0, 2**64 - 1]], dtype=np.uint64), ValueError, "beyond 2..63 - 1"),
+    (np.array([[0, 2**64 - 1]], dtype=np.uint64), ValueError, "beyond int64"),
     (np.array([[True, False]]), TypeError, "recommended must hold integer item ids"),
 ])
 def test_bad_recommended(recommended, error, match):
@@ -326,11 +326,16 @@ def test_bad_recommended(recommended, error, match):
         rw.beyond_accuracy(recommended, "coverage", n_items=4)
 
 
-def test_data_frame_recommended_is_refused():
+def test_data_frame_recommended():
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({"user": [0, 0], "item": [1, 2], "rank": [1, 2]})
-    with pytest.raises(TypeError, match="recommended must be a .users, K. array.*got a DataFrame"):
-        rw.beyond_accuracy(frame, "coverage", n_items=4)
+    frame = pd.DataFrame({"user": ["b", "b", "a", "c"], "item": [1, 3, 3, 0], "rank": [2, 1, 1, 1]})
+    names = ["coverage", "gini", "EPC@1", "personalization", "APLT"]
+    as_lists = rw.beyond_accuracy([[3], [3, 1], [0]], names, train=np.eye(4)[[0, 1, 1, 2, 3, 3]])
+    assert rw.beyond_accuracy(frame, names, train=np.eye(4)[[0, 1, 1, 2, 3, 3]]) == as_lists
+    scored = frame.drop(columns="rank").assign(score=[0.5, 0.9, 1.0, 2.0])
+    assert rw.beyond_accuracy(scored, names, train=np.eye(4)[[0, 1, 1, 2, 3, 3]]) == as_lists
+    with pytest.raises(ValueError, match="novelty: item 2 .user 'b', position 1. has no interaction"):
+        rw.beyond_accuracy(frame.assign(item=[2, 3, 3, 0]), "novelty", train=np.eye(4)[[0, 1, 3]])
 
 
 @pytest.mark.parametrize(("metrics", "error", "match"), [
@@ -358,7 +363,7 @@ def test_bad_metrics(metrics, error, match):
     ({"item_features": sp.csr_matrix(np.array([[np.inf], [1.0]]))}, ValueError, "item_features must hold finite"),
     ({"item_features": np.array([["a"], ["b"]])}, TypeError, "item_features must hold numbers"),
     ({"item_features": np.ones((3, 1)), "n_items": 2}, ValueError, "item_features' rows .3. disagree"),
-    ({"n_items": 0}, ValueError, "n_items must be >= 1"),
+    ({"n_items": 0}, ValueError, "n_items must be an integer >= 1"),
     ({"n_items": 2.0}, TypeError, "n_items must be an integer"),
     ({"n_items": True}, TypeError, "n_items must be an integer"),
     ({"popularity": "clicks"}, ValueError, "popularity must be one of"),
@@ -398,7 +403,7 @@ def test_missing_inputs(metric, kwargs, match):
 def test_undefined_values_raise():
     with pytest.raises(ValueError, match=r"novelty: item 1 \(user 0, position 1\) has no interaction in train"):
         rw.beyond_accuracy([[0, 1]], "novelty", train=np.array([[1, 0]]))
-    with pytest.raises(ValueError, match="item_features' row 1 is all zeros.*user 0 .position 1"):
+    with pytest.raises(ValueError, match="item_features' row 1 is all zeros.*to user 0, position 1"):
         rw.beyond_accuracy([[0, 1]], "ILD", item_features=np.array([[1.0], [0.0]]))
     # A zero row in a list of one item has no pair: no error.
     assert math.isnan(rw.beyond_accuracy([[1]], "ILD", item_features=np.array([[1.0], [0.0]]))["ILD"])

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from .._core.exact import ExactSum
 from .._core.names import metric_names, name_key, parse_cutoff, split_name, unknown_name
 from .._core.sparse import as_csr, is_sparse
 from .._core.validation import as_array, as_integers, check_choice
+from .layouts import Lists, as_recommended, check_n_items
 
 __all__ = ["BeyondSpec", "beyond_accuracy", "parse_beyond_metric"]
 
@@ -89,104 +90,36 @@ def parse_beyond_metric(text: str) -> BeyondSpec:
     return BeyondSpec(kind, k, value.strip())
 
 
-@dataclass(frozen=True)
-class _Lists:
-    """Recommended lists as CSR: user ``u``'s items, in rank order, are ``items[indptr[u]:indptr[u+1]]``."""
-
-    indptr: np.ndarray
-    items: np.ndarray
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.indptr)
-
-    @property
-    def rows(self) -> np.ndarray:
-        """The user of each entry."""
-        return np.repeat(np.arange(self.indptr.size - 1), self.lengths)
-
-    @property
-    def positions(self) -> np.ndarray:
-        """Each entry's rank within its list, from 0."""
-        return np.arange(self.items.size) - np.repeat(self.indptr[:-1], self.lengths)
-
-    def cut(self, k: int | None) -> _Lists:
-        """The first ``k`` items of every list."""
-        if k is None or not (self.lengths > k).any():
-            return self
-        lengths = np.minimum(self.lengths, k)
-        indptr = np.zeros_like(self.indptr)
-        np.cumsum(lengths, out=indptr[1:])
-        return _Lists(indptr, self.items[self.positions < k])
+def _lengths(lists: Lists) -> np.ndarray:
+    return np.diff(lists.indptr)
 
 
-def _as_ids(values: Any, name: str, ndim: int) -> np.ndarray:
-    arr = as_integers(values, name, "item ids from -1 (padding) to 2**63 - 1")
-    if arr.ndim != ndim:
-        layout = "a (users, K) array" if ndim == 2 else "a 1-D array of item ids"
-        raise ValueError(f"{name} must be {layout}, got {arr.ndim}-D shape {arr.shape}")
-    if arr.size and arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer item ids, got dtype {arr.dtype}")
-    if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"{name} holds the item id {arr.max()}, beyond 2**63 - 1")
-    return arr.astype(np.int64, copy=False)
+def _rows(lists: Lists) -> np.ndarray:
+    """The user (row) of each entry."""
+    return np.repeat(np.arange(lists.n_users), _lengths(lists))
 
 
-def _as_lists(recommended: Any, n_items: int | None) -> _Lists:
-    """The (users, K) -1-padded array or the list of 1-D arrays, checked, as ``_Lists``."""
-    if hasattr(recommended, "columns"):
-        # A frame's columns (user, item, rank) would otherwise read as three-item lists.
-        raise TypeError("recommended must be a (users, K) array of item ids or a list of 1-D arrays, "
-                        f"got a {type(recommended).__name__}")
-    if isinstance(recommended, (list, tuple)):
-        rows = [_as_ids(row, f"recommended[{u}]", 1).ravel() for u, row in enumerate(recommended)]
-        lengths = np.array([row.size for row in rows], dtype=np.int64)
-        ids = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
-    else:
-        arr = _as_ids(recommended, "recommended", 2)
-        lengths = np.full(arr.shape[0], arr.shape[1], dtype=np.int64)
-        ids = arr.ravel()
-    indptr = np.zeros(lengths.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=indptr[1:])
-    full = _Lists(indptr, ids)
-    padding = ids == -1
-    users, positions = full.rows, full.positions
-    _check_ids(ids, padding, users, positions, n_items)
-    kept = np.bincount(users[~padding], minlength=lengths.size)
-    np.cumsum(kept, out=indptr[1:])
-    lists = _Lists(indptr, ids[~padding])
-    _check_repeats(lists, users[~padding], positions[~padding])
-    return lists
+def _positions(lists: Lists) -> np.ndarray:
+    """Each entry's rank within its list, from 0."""
+    return np.arange(lists.items.size) - np.repeat(lists.indptr[:-1], _lengths(lists))
 
 
-def _check_ids(ids: np.ndarray, padding: np.ndarray, users: np.ndarray, positions: np.ndarray,
-               n_items: int | None) -> None:
-    def where(i: int) -> str:
-        return f"user {users[i]}, position {positions[i]}"
-
-    bad = np.flatnonzero(ids < -1)
-    if bad.size:
-        raise ValueError(f"recommended holds the item id {ids[bad[0]]} at {where(bad[0])}; ids are from 0 "
-                         "(-1 pads a short list)")
-    if n_items is not None:
-        bad = np.flatnonzero(ids >= n_items)
-        if bad.size:
-            raise ValueError(f"recommended holds the item id {ids[bad[0]]} at {where(bad[0])}, beyond the "
-                             f"catalogue of {n_items} items (ids 0 to {n_items - 1})")
-    gap = np.flatnonzero(padding[:-1] & ~padding[1:] & (users[:-1] == users[1:]))
-    if gap.size:
-        raise ValueError(f"recommended pads with -1 before an item at {where(gap[0] + 1)}; -1 may only end "
-                         "a short list")
+def _cut(lists: Lists, k: int | None) -> Lists:
+    """The first ``k`` items of every list."""
+    lengths = _lengths(lists)
+    if k is None or not (lengths > k).any():
+        return lists
+    indptr = np.zeros_like(lists.indptr)
+    np.cumsum(np.minimum(lengths, k), out=indptr[1:])
+    return replace(lists, indptr=indptr, items=lists.items[_positions(lists) < k])
 
 
-def _check_repeats(lists: _Lists, users: np.ndarray, positions: np.ndarray) -> None:
-    order = np.lexsort((positions, lists.items, users))
-    same = (users[order][1:] == users[order][:-1]) & (lists.items[order][1:] == lists.items[order][:-1])
-    if same.any():
-        i = int(np.flatnonzero(same)[0])
-        first, second = order[i], order[i + 1]
-        raise ValueError(f"recommended lists item {lists.items[first]} twice for user {users[first]} "
-                         f"(positions {positions[first]} and {positions[second]})")
+def _where(lists: Lists, entry: int) -> str:
+    """Entry ``entry`` as errors show it: its user (id, or row) and position."""
+    row = int(_rows(lists)[entry])
+    user = row if lists.user_ids is None else lists.user_ids[row]
+    shown = user.item() if isinstance(user, np.generic) else user
+    return f"user {shown!r}, position {_positions(lists)[entry]}"
 
 
 @dataclass(frozen=True)
@@ -224,15 +157,12 @@ def _as_features(item_features: Any) -> _Features:
     return _Features(arr, norms)
 
 
-def _catalogue(n_items: Any, train_shape: tuple[int, int] | None, n_features: int | None) -> int | None:
+def _catalogue(n_items: object, train_shape: tuple[int, int] | None, n_features: int | None) -> int | None:
     """The number of items, from whichever of n_items, train and item_features says it; they must agree."""
     sizes: list[tuple[str, int]] = []
+    n_items = check_n_items(n_items)
     if n_items is not None:
-        if isinstance(n_items, bool) or not isinstance(n_items, (int, np.integer)):
-            raise TypeError(f"n_items must be an integer, got {n_items!r}")
-        if n_items < 1:
-            raise ValueError(f"n_items must be >= 1, got {n_items}")
-        sizes.append(("n_items", int(n_items)))
+        sizes.append(("n_items", n_items))
     if train_shape is not None:
         sizes.append(("train's columns", train_shape[1]))
     if n_features is not None:
@@ -298,11 +228,12 @@ def beyond_accuracy(recommended: Any, metrics: str | list[str], *, train: Any = 
 
     Parameters
     ----------
-    recommended : array-like of int or list of array-like of int
-        One list of item ids per user, in rank order: a (users, K) integer array where
-        -1 pads a short list (only at its end), or a list of 1-D arrays. An item twice
-        in one list, an id below -1 or beyond the catalogue is a ValueError naming the
-        user and the position.
+    recommended : array-like of int, list of array-like of int, or DataFrame
+        One list of item ids per user, in rank order (the layouts of
+        :func:`evaluate_topk`): a (users, K) integer array where -1 pads a short list
+        (only at its end), a list of 1-D arrays, or a pandas DataFrame with columns
+        (user, item, rank) or (user, item, score). An item twice in one list, an id out
+        of range or after the padding is a ValueError naming the user and the position.
     metrics : str or iterable of str
         Names, case-insensitive, each with an optional cutoff ``@k`` (the first k items
         of every list). ``U`` below are the users with a non-empty list (the others are
@@ -386,7 +317,7 @@ def beyond_accuracy(recommended: Any, metrics: str | list[str], *, train: Any = 
     features = None if item_features is None else _as_features(item_features)
     catalogue = _catalogue(n_items, None if train_csr is None else train_csr.shape,
                            None if features is None else features.norms.size)
-    lists = _as_lists(recommended, catalogue)
+    lists = as_recommended(recommended, "recommended", n_items=catalogue)
     kinds = {spec.kind for spec in specs}
     _check_needs(names, specs, catalogue, train_csr is not None, features is not None, long_tail)
     seen_by = popular = None
@@ -397,7 +328,7 @@ def beyond_accuracy(recommended: Any, metrics: str | list[str], *, train: Any = 
     tail = _long_tail_items(long_tail, popular, catalogue) if "APLT" in kinds else None
     context = _Context(catalogue, seen_by, popular, 0 if train_csr is None else train_csr.shape[0], tail,
                        features)
-    cut = [lists.cut(spec.k) for spec in specs]
+    cut = [_cut(lists, spec.k) for spec in specs]
     for spec, its_lists in zip(specs, cut, strict=True):
         if spec.kind in _UNDEFINED:
             _UNDEFINED[spec.kind](its_lists, context)
@@ -423,24 +354,24 @@ def _exact_sum(values: np.ndarray) -> float:
     return ExactSum.of(values).sums()[0]
 
 
-def _mean_over_users(lists: _Lists, per_entry: np.ndarray) -> float:
+def _mean_over_users(lists: Lists, per_entry: np.ndarray) -> float:
     """The mean over users with a non-empty list of the mean of ``per_entry`` within the list."""
-    lengths = lists.lengths
-    sums = np.bincount(lists.rows, weights=per_entry, minlength=lengths.size)
+    lengths = _lengths(lists)
+    sums = np.bincount(_rows(lists), weights=per_entry, minlength=lengths.size)
     listed = lengths > 0
     return ExactSum.of(sums[listed] / lengths[listed]).means()[0]
 
 
-def _exposure(lists: _Lists, n_items: int) -> np.ndarray:
+def _exposure(lists: Lists, n_items: int) -> np.ndarray:
     return np.bincount(lists.items, minlength=n_items)
 
 
-def _coverage(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _coverage(lists: Lists, context: _Context, spec: BeyondSpec) -> float:
     assert context.n_items is not None
     return int(np.count_nonzero(_exposure(lists, context.n_items))) / context.n_items
 
 
-def _gini(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _gini(lists: Lists, context: _Context, spec: BeyondSpec) -> float:
     assert context.n_items is not None
     n = context.n_items
     counts = np.sort(_exposure(lists, n)).astype(np.float64)
@@ -451,7 +382,7 @@ def _gini(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
     return _exact_sum(weights * counts) / (n * float(lists.items.size))
 
 
-def _entropy(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _entropy(lists: Lists, context: _Context, spec: BeyondSpec) -> float:
     if lists.items.size == 0:
         return math.nan
     counts = np.bincount(lists.items)
@@ -459,18 +390,17 @@ def _entropy(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
     return -_exact_sum(p * np.log(p))
 
 
-def _check_seen(lists: _Lists, context: _Context) -> None:
+def _check_seen(lists: Lists, context: _Context) -> None:
     """Novelty is infinite for an item that no user of train saw."""
     assert context.seen_by is not None
     unseen = np.flatnonzero(context.seen_by[lists.items] == 0)
     if unseen.size:
         i = int(unseen[0])
-        raise ValueError(f"novelty: item {lists.items[i]} (user {lists.rows[i]}, position "
-                         f"{lists.positions[i]}) has no interaction in train, so an infinite "
-                         "self-information -log2(0)")
+        raise ValueError(f"novelty: item {lists.items[i]} ({_where(lists, i)}) has no interaction in train, "
+                         "so an infinite self-information -log2(0)")
 
 
-def _novelty(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _novelty(lists: Lists, context: _Context, spec: BeyondSpec) -> float:
     assert context.seen_by is not None
     return _mean_over_users(lists, -np.log2(context.seen_by[lists.items] / context.n_train_users))
 
@@ -483,62 +413,62 @@ def _discount(positions: np.ndarray, discount: str) -> np.ndarray:
     return np.ones(positions.size)
 
 
-def _epc(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _epc(lists: Lists, context: _Context, spec: BeyondSpec) -> float:
     assert context.seen_by is not None
     complement = 1.0 - context.seen_by[lists.items] / max(context.n_train_users, 1)
-    disc = _discount(lists.positions, spec.discount)
-    lengths = lists.lengths
-    rows = lists.rows
+    disc = _discount(_positions(lists), spec.discount)
+    lengths = _lengths(lists)
+    rows = _rows(lists)
     gained = np.bincount(rows, weights=disc * complement, minlength=lengths.size)
     norm = np.bincount(rows, weights=disc, minlength=lengths.size)
     listed = lengths > 0
     return ExactSum.of(gained[listed] / norm[listed]).means()[0]
 
 
-def _arp(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _arp(lists: Lists, context: _Context, spec: BeyondSpec) -> float:
     assert context.popularity is not None
     return _mean_over_users(lists, context.popularity[lists.items])
 
 
-def _aplt(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _aplt(lists: Lists, context: _Context, spec: BeyondSpec) -> float:
     assert context.long_tail is not None
     in_tail = np.isin(lists.items, context.long_tail, assume_unique=False)
     return _mean_over_users(lists, in_tail.astype(np.float64))
 
 
-def _personalization(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _personalization(lists: Lists, context: _Context, spec: BeyondSpec) -> float:
     """1 - mean cosine over pairs, from sum over pairs {u, v} of |L_u & L_v| / sqrt(|L_u||L_v|)
     = sum over items i of (S_i^2 - Q_i) / 2, S_i = sum over lists holding i of 1/sqrt(|L_u|)
     and Q_i = sum of 1/|L_u|, whose sum over items is the number of lists m."""
-    m = int(np.count_nonzero(lists.lengths))
+    m = int(np.count_nonzero(_lengths(lists)))
     if m < 2:
         return math.nan
-    rows = lists.rows
-    weights = 1.0 / np.sqrt(lists.lengths[rows].astype(np.float64))
+    rows = _rows(lists)
+    weights = 1.0 / np.sqrt(_lengths(lists)[rows].astype(np.float64))
     per_item = np.bincount(lists.items, weights=weights)
     pairs = (_exact_sum(per_item * per_item) - m) / 2.0
     return 1.0 - pairs / (m * (m - 1) / 2.0)
 
 
-def _check_directions(lists: _Lists, context: _Context) -> None:
+def _check_directions(lists: Lists, context: _Context) -> None:
     """A zero feature vector has no cosine with another: refused where a list pairs it."""
     assert context.features is not None
-    rows = lists.rows
-    zero = np.flatnonzero((lists.lengths[rows] >= 2) & (context.features.norms[lists.items] == 0))
+    rows = _rows(lists)
+    zero = np.flatnonzero((_lengths(lists)[rows] >= 2) & (context.features.norms[lists.items] == 0))
     if zero.size:
         i = int(zero[0])
         raise ValueError(f"item_features' row {lists.items[i]} is all zeros, so its cosine is undefined; it "
-                         f"is recommended to user {rows[i]} (position {lists.positions[i]})")
+                         f"is recommended to {_where(lists, i)}")
 
 
-def _ild(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
+def _ild(lists: Lists, context: _Context, spec: BeyondSpec) -> float:
     """Per list: 1 - (|sum of unit vectors|^2 - n) / (n (n - 1)), the mean over the n (n - 1)
     ordered pairs of 1 - cosine, from one sum of n vectors of length d."""
     import scipy.sparse
 
     features = context.features
     assert features is not None
-    lengths = lists.lengths
+    lengths = _lengths(lists)
     users = np.flatnonzero(lengths >= 2)
     if users.size == 0:
         return math.nan
@@ -556,9 +486,9 @@ def _ild(lists: _Lists, context: _Context, spec: BeyondSpec) -> float:
     return ExactSum.of(1.0 - (squared - n) / (n * (n - 1.0))).means()[0]
 
 
-_METRICS: dict[str, Callable[[_Lists, _Context, BeyondSpec], float]] = {
+_METRICS: dict[str, Callable[[Lists, _Context, BeyondSpec], float]] = {
     "coverage": _coverage, "gini": _gini, "entropy": _entropy, "novelty": _novelty, "EPC": _epc, "ARP": _arp,
     "APLT": _aplt, "personalization": _personalization, "ILD": _ild,
 }
 # Checks that run before any metric is computed, for values a metric cannot take.
-_UNDEFINED: dict[str, Callable[[_Lists, _Context], None]] = {"novelty": _check_seen, "ILD": _check_directions}
+_UNDEFINED: dict[str, Callable[[Lists, _Context], None]] = {"novelty": _check_seen, "ILD": _check_directions}
