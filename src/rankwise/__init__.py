@@ -20,7 +20,7 @@ from .lists import (
     reciprocal_rank,
 )
 from .ranks import RankBuilder, Ranks, rank_metrics, rank_positive
-from .recsys import evaluate_topk, top_k
+from .recsys import beyond_accuracy, evaluate_topk, top_k
 from .stats import (
     ComparisonReport,
     ComparisonResult,
@@ -46,6 +46,7 @@ __all__ = [
     "Run",
     "TrecResults",
     "average_precision",
+    "beyond_accuracy",
     "compare",
     "compare_systems",
     "correct",
