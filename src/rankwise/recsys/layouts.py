@@ -65,6 +65,9 @@ def _item_ids(values: Any, name: str, labels: bool = False) -> np.ndarray:
     arr = as_integers(values, name, "item ids from -1 up", TypeError)
     if labels and arr.dtype.kind in "OUS":
         return arr
+    if arr.size == 0 and not isinstance(values, np.ndarray):
+        # NumPy gives an empty Python list the dtype float64: a user's empty list, not floats.
+        arr = arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integer item ids, got dtype {arr.dtype}")
     if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
