@@ -29,6 +29,12 @@ pytest.importorskip("rankwise.lists.conventions", reason="the convention presets
 TOL = 1e-12
 KS = (1, 3, 5, 10)
 SEEDS = range(5)
+# A Spark job per metric and cutoff: fewer cases.
+SPARK_SEEDS = range(3)
+# pyspark's RankingMetrics builds its frame through the deprecated SQLContext; pyspark 4.3 warns
+# about pandas 3 on conversions. Neither is the test's doing.
+SPARK_WARNINGS = [pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0"),
+                  pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas")]
 
 
 @dataclass
@@ -318,6 +324,12 @@ def _has_java():
     return os.path.exists(os.path.join(home, "bin", "java")) if home else shutil.which("java") is not None
 
 
+def spark_marks(test):
+    for mark in SPARK_WARNINGS:
+        test = mark(test)
+    return test
+
+
 @pytest.fixture(scope="module")
 def spark_context():
     pyspark = pytest.importorskip("pyspark")
@@ -345,7 +357,8 @@ def _spark_rows(case, seed):
     return lists, rows
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@spark_marks
+@pytest.mark.parametrize("seed", SPARK_SEEDS)
 def test_spark(seed, spark_context):
     from pyspark.mllib.evaluation import RankingMetrics
 
@@ -384,7 +397,8 @@ def _spark_graded_ndcg(context, rows, k):
     return metrics.ndcgAt(k)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@spark_marks
+@pytest.mark.parametrize("seed", SPARK_SEEDS)
 def test_spark_graded_ndcg_ideal_bug(seed, spark_context):
     """Spark's graded nDCG takes the ideal DCG from the truth in the order given.
 
@@ -413,6 +427,7 @@ def test_spark_graded_ndcg_ideal_bug(seed, spark_context):
                      f"{name} vs Spark on presorted truth")
 
 
+@spark_marks
 def test_spark_graded_ndcg_above_one(spark_context):
     # Item 7 (relevance 3) ranked first, item 4 (relevance 1) second: a perfect ranking. Spark's
     # ideal takes 4 then 7 (the given order), so its nDCG exceeds 1.
