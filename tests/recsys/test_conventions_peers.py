@@ -230,6 +230,23 @@ def test_torchmetrics_ap_divides_by_hits():
     assert res["AP@2"][0] == 1.0
 
 
+def test_torchmetrics_score_filter_not_copied():
+    """torchmetrics 1.9.0 zeroes the target of items scored <= 0 in P, R (its numerator), AP and
+    RR, not in HitRate or nDCG; rankwise ranks what it is given (here: the list itself)."""
+    torch = pytest.importorskip("torch")
+    functional = pytest.importorskip("torchmetrics.functional.retrieval")
+    preds, target = torch.tensor([0.5, -0.1, 0.3, -0.2]), torch.tensor([0, 1, 0, 0])
+    filtered = {"P@4": functional.retrieval_precision, "R@4": functional.retrieval_recall,
+                "AP@4": functional.retrieval_average_precision, "RR@4": functional.retrieval_reciprocal_rank}
+    for function in filtered.values():
+        assert float(function(preds, target, top_k=4)) == 0.0
+    assert float(functional.retrieval_hit_rate(preds, target, top_k=4)) == 1.0
+    assert float(functional.retrieval_normalized_dcg(preds, target, top_k=4)) == pytest.approx(0.5)
+    res = rw.evaluate_topk(np.array([[0, 1, 0, 0]]), np.array([[0, 2, 1, 3]]), list(filtered),
+                           convention="torchmetrics")
+    assert res.mean() == {"P@4": 0.25, "R@4": 1.0, "AP@4": 1 / 3, "RR@4": 1 / 3}
+
+
 @pytest.fixture
 def float64_default():
     """PyG's metric states follow torch's default dtype (float32 unless set)."""
@@ -301,22 +318,29 @@ def _recommenders_frames(pd, case, seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_recommenders(seed):
+    """Users absent from the predictions: P, R and the MAPs average over the users common to both
+    frames, as convention="recommenders" does; ndcg_at_k averages over every user of rating_true
+    (absent ones count 0), which is nDCG with absent users as empty lists (convention="pyg")."""
     pd = pytest.importorskip("pandas")
     evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
     case = make_case(seed)
     rating_true, rating_pred = _recommenders_frames(pd, case, seed)
+    common = rating_true[rating_true["userID"].isin(set(rating_pred["userID"]))]
     relevant = rating_true.set_axis(["user", "item", "grade"], axis=1)
     ranks = rating_pred.groupby("userID").cumcount() + 1
     recommended = pd.DataFrame({"user": rating_pred["userID"], "item": rating_pred["itemID"], "rank": ranks})
-    theirs = {}
+    theirs, ndcg_all = {}, {}
     for k in KS:
         theirs[f"P@{k}"] = evaluation.precision_at_k(rating_true, rating_pred, k=k)
         theirs[f"R@{k}"] = evaluation.recall_at_k(rating_true, rating_pred, k=k)
         theirs[f"AP@{k}"] = evaluation.map_at_k(rating_true, rating_pred, k=k)
         theirs[f"AP(denom=R)@{k}"] = evaluation.map(rating_true, rating_pred, k=k)
-        theirs[f"nDCG@{k}"] = evaluation.ndcg_at_k(rating_true, rating_pred, k=k)
+        theirs[f"nDCG@{k}"] = evaluation.ndcg_at_k(common, rating_pred, k=k)
+        ndcg_all[f"nDCG@{k}"] = evaluation.ndcg_at_k(rating_true, rating_pred, k=k)
     res = rw.evaluate_topk(relevant, recommended, list(theirs), convention="recommenders")
     assert_means(res, theirs, "recommenders")
+    res = rw.evaluate_topk(relevant, recommended, list(ndcg_all), convention="pyg")
+    assert_means(res, ndcg_all, "pyg, for Recommenders' ndcg_at_k")
 
 
 def _has_java():
