@@ -32,7 +32,7 @@ ROOT = Path(rankwise.__file__).resolve().parent
 # Layer of each subpackage; a module may import from packages of a lower layer, and from its
 # own package. Siblings on one layer (lists, ranks) do not import each other.
 # The engine adapters are top-level modules: ``_engines`` (what they share) below ``spark`` and ``dask``.
-LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "stats": 3, "_engines": 4, "cli": 4, "spark": 5,
+LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "recsys": 2, "stats": 3, "_engines": 4, "cli": 4, "spark": 5,
           "dask": 5}
 
 LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard")

@@ -20,6 +20,7 @@ from .lists import (
     reciprocal_rank,
 )
 from .ranks import RankBuilder, Ranks, rank_metrics, rank_positive
+from .recsys import top_k
 from .stats import (
     ComparisonReport,
     ComparisonResult,
@@ -61,6 +62,7 @@ __all__ = [
     "rbp",
     "recall",
     "reciprocal_rank",
+    "top_k",
     "trec_eval",
     "__version__",
 ]

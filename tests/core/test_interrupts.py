@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise._core import _duplicates, _group, _intern
+from rankwise._core import _duplicates, _group, _intern, _sparse
 from rankwise._core import parallel as _parallel
 from rankwise._core._enums import Metric
 from rankwise.lists import _listwise
 from rankwise.ranks import _count
+from rankwise.recsys import _select
 from rankwise.stats import _resample
 from rankwise.trec import _text, _trec
 
@@ -203,7 +204,8 @@ def test_kernels_return_at_once_when_stopped(rng):
     labels = (rng.random(n) < 0.3).astype(np.int8)
     out = np.full((2, 1), -7.0)
     n_rel = np.full(2, -7, dtype=np.int64)
-    spec = (np.array([1], dtype=np.int32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8), np.zeros(1))
+    spec = (np.array([1], dtype=np.int32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8), np.zeros(1),
+            np.zeros(1, dtype=np.uint8))
     _listwise.evaluate_range(indptr, scores, labels, np.empty(0, dtype=np.int64), spec, _OPTIONS, 0, 2,
                              (out, n_rel), _stopped())
     assert np.all(out == -7.0) and np.all(n_rel == -7)
@@ -249,6 +251,19 @@ def test_kernels_return_at_once_when_stopped(rng):
     assert _duplicates.group_codes(repeated, 1, _stopped()) is None
     assert _group.run_starts(repeated, _stopped()) is None
     assert _group.group_by_query(np.array([1, 2, 1], dtype=np.int64), stop=_stopped()) is None
+
+    matrix = scores.reshape(2, 500)
+    none = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+    ids = np.full((2, 3), -7, dtype=np.int64)
+    scratch = (np.empty(20), np.empty(20), np.empty(40, dtype=np.int64), np.empty(3, dtype=np.int64))
+    assert _select.select_rows(matrix, none, (False, False), 0, 2, ids, np.empty((0, 0)), scratch,
+                               _stopped()) is None
+    assert np.all(ids == -7)
+    gathered = np.full(n, -7.0)
+    labels_csr = (np.zeros(3, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0))
+    _sparse.gather_rows(matrix, labels_csr, none, (none[0], 0), 0, 2, np.array([0, 500, n]),
+                        gathered, np.full(n, 7, dtype=np.uint8), none[0], _stopped())
+    assert np.all(gathered == -7.0)
 
     sums = np.zeros(10)
     _resample.sign_flip_sums(scores, 1, 2, False, 0, 10, sums, np.empty(128 * 256), _stopped())
@@ -321,7 +336,7 @@ def test_a_kernel_stops_in_the_middle_of_one_huge_query():
     start = time.monotonic()
     timer.start()
     spec = (np.array([Metric.ERR], dtype=np.int32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
-            np.zeros(1))
+            np.zeros(1), np.zeros(1, dtype=np.uint8))
     _listwise.evaluate_range(np.array([0, n], dtype=np.int64), np.zeros(n), np.ones(n, dtype=np.int8),
                              np.empty(0, dtype=np.int64), spec, _OPTIONS, 0, 1,
                              (np.empty((1, 1)), np.empty(1, dtype=np.int64)), stop)
@@ -340,6 +355,8 @@ _KERNELS = {
     "rankwise._core.duplicates": ["first_duplicate", "group_codes"],
     "rankwise._core.validation": ["run_starts", "group_by_query"],
     "rankwise.stats.significance": ["sign_flip_sums", "bootstrap_sums"],
+    "rankwise.recsys.select": ["select_rows"],
+    "rankwise._core.sparse": ["gather_rows"],
 }
 # Kernel modules that trec.io and _core.strings use through their module object: name -> kernels.
 _MODULE_KERNELS = {
@@ -395,6 +412,8 @@ def test_every_kernel_gets_the_calls_stop_flag(monkeypatch, tmp_path, rng):
     qid = np.repeat(np.arange(20), 50)
     rw.evaluate(y.ravel(), s.ravel(), "MAP", qid=qid)  # grouped
     rw.evaluate(y.ravel(), s.ravel(), "MAP", qid=qid[::-1])  # ungrouped
+    rw.evaluate(y, s, "MAP", exclude=(y == 0) & (s < 0.1))  # each row's candidates gathered
+    rw.top_k(s, 5)
     rw.rank_positive(rng.random(20), rng.random((20, 30)))
     rw.rank_positive(rng.random(2), rng.random(30), indptr=[0, 10, 30])
     qrels, run = importlib.import_module("rankwise.trec").read_example()

@@ -196,3 +196,19 @@ def test_against_mpmath_when_installed():
             assert float(_chance.expected_reciprocal(n, n + 10)) == pytest.approx(float(want), rel=2e-14)
     finally:
         mpmath.mp.dps = old_dps
+
+
+@pytest.mark.parametrize("o, p, k", [
+    (1, 1, 1), (1, 2, 10), (5, 9, 4), (1, 128, math.inf), (1, 129, math.inf), (1, 257, math.inf),
+    (100, 400, 350), (129, 258, math.inf), (130, 5000, math.inf), (1, 10**6, math.inf), (10**8, 10**8 + 10**5, math.inf),
+    (10**6, 3 * 10**6, 2 * 10**6),
+])
+def test_expected_discount_against_fsum(o, p, k):
+    # Direct up to 128 terms, Euler-Maclaurin (Gauss-Legendre integral) beyond: both to a few ulps.
+    last = min(p, k)
+    terms = 1.0 / np.log2(np.arange(o, last + 1, dtype=np.float64) + 1) if last >= o else np.zeros(0)
+    want = math.fsum(terms) / (p - o + 1)
+    assert float(_chance.expected_discount(o, p, k)) == pytest.approx(want, rel=1e-14, abs=0)
+    # through the public API: ties="expected" nDCG@k of one query with rank o..p
+    name = "nDCG" if k == math.inf else f"nDCG@{int(k)}"
+    assert rw.rank_metrics(rw.Ranks([o - 1], [p - o]), name)[name] == pytest.approx(want, rel=1e-14, abs=0)

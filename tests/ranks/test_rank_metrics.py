@@ -14,7 +14,7 @@ from rankwise.testing import ranks as ref
 POLICIES = ["expected", "realistic", "optimistic", "pessimistic"]
 CUTOFFS = [1, 2, 3, 10]
 BASE_NAMES = ["MR", "MRR", "HMR", "GMR", "IGMR", "IAMR", "median_rank", "inverse_median_rank",
-              "rank_std", "rank_var", "rank_mad"] + [f"Hits@{k}" for k in CUTOFFS]
+              "rank_std", "rank_var", "rank_mad", "nDCG"] + [f"{m}@{k}" for m in ("Hits", "nDCG") for k in CUTOFFS]
 CHANCE_NAMES = (["AMR", "AMRI", "AMRR", "AGMRI", "zMR", "zMRR", "zGMR"]
                 + [f"AHits@{k}" for k in CUTOFFS] + [f"zHits@{k}" for k in CUTOFFS]
                 + [f"{op}[{m}]" for op in "EV" for m in ["MR", "MRR", "GMR"] + [f"Hits@{k}" for k in CUTOFFS]])

@@ -18,6 +18,14 @@ cpdef enum Metric:
     F1 = 10
 
 
+# A metric's definition where libraries differ (lists/names.py: MetricSpec.denom and .ideal).
+cpdef enum Variant:
+    DEFAULT = 0     # trec_eval's: AP and recall divide by R, nDCG's ideal is cut at k
+    BY_MIN = 1      # AP, recall: divide by min(R, k)
+    BY_HITS = 2     # AP: divide by the relevant items placed within k
+    IDEAL_ALL = 3   # nDCG: the ideal DCG of every relevant label, not cut at k
+
+
 cpdef enum Ties:
     EXPECTED = 0
     OPTIMISTIC = 1

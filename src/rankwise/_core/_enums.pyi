@@ -13,6 +13,12 @@ class Metric(enum.IntEnum):
     RBP = 9
     F1 = 10
 
+class Variant(enum.IntEnum):
+    DEFAULT = 0
+    BY_MIN = 1
+    BY_HITS = 2
+    IDEAL_ALL = 3
+
 class Ties(enum.IntEnum):
     EXPECTED = 0
     OPTIMISTIC = 1

@@ -1,2 +1,2 @@
-"""Python view of the shared enumerations declared in _enums.pxd (Metric, Ties, TrecMeasure, TieKey,
+"""Python view of the shared enumerations declared in _enums.pxd (Metric, Variant, Ties, TrecMeasure, TieKey,
 LineErrorKind)."""

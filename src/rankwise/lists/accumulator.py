@@ -25,6 +25,7 @@ from .._core.validation import check_max_grade
 from .evaluation import (
     Options,
     apply_empty,
+    check_definitions,
     compute_values,
     dcg_gains,
     gains_bounded,
@@ -212,6 +213,7 @@ class Accumulator:
         self._specs = [parse_metric(name) for name in self._names]
         self._options = Options.check(ties=ties, relevance_level=relevance_level, gain=gain, empty=empty,
                                       nan=nan, n_threads=n_threads)
+        check_definitions(self._specs, self._names, ties)
         resolved, _, self._columns = unique_specs(self._specs, gain)
         if max_grade is not None:
             check_max_grade(max_grade, 0.0)
@@ -248,13 +250,15 @@ class Accumulator:
         return self._n_queries
 
     def update(self, y_true: ArrayLike, y_score: ArrayLike, *, qid: ArrayLike | None = None,
-               indptr: ArrayLike | None = None, doc_ids: ArrayLike | None = None) -> Accumulator:
+               indptr: ArrayLike | None = None, doc_ids: ArrayLike | None = None,
+               exclude: Any = None) -> Accumulator:
         """Evaluate whole queries and hold their values; returns the Accumulator.
 
         Parameters
         ----------
-        y_true, y_score, qid, indptr, doc_ids
-            As in :func:`rankwise.evaluate`, every query whole. Without ``qid``, the
+        y_true, y_score, qid, indptr, doc_ids, exclude
+            As in :func:`rankwise.evaluate`, every query whole (a scipy.sparse ``y_true``
+            and ``exclude`` with a 2-D ``y_score``: one user per row). Without ``qid``, the
             queries are numbered after those already held.
 
         Raises
@@ -265,7 +269,7 @@ class Accumulator:
         """
         values, _, _, batch, n_relevant = compute_values(
             self._specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, options=self._options,
-            max_grade=self._max_grade)
+            max_grade=self._max_grade, exclude=exclude)
         positional = qid is None
         ids = batch.query_ids + self._n_queries if positional else batch.query_ids
         apply_empty(values, n_relevant, ids, self._options.empty, self._options.relevance_level)

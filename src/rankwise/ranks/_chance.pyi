@@ -18,3 +18,9 @@ def expected_hit(
 def mean_power(
     n: npt.NDArray[np.float64], s: npt.NDArray[np.float64], out: npt.NDArray[np.float64]
 ) -> None: ...
+def expected_discount(
+    optimistic: npt.NDArray[np.float64],
+    pessimistic: npt.NDArray[np.float64],
+    k: npt.NDArray[np.float64],
+    out: npt.NDArray[np.float64],
+) -> None: ...

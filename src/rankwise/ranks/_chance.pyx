@@ -54,3 +54,12 @@ def mean_power(const double[::1] n, const double[::1] s, double[::1] out):
     with nogil:
         for i in range(n.shape[0]):
             out[i] = _ties.mean_power(n[i], s[i])
+
+
+def expected_discount(const double[::1] optimistic, const double[::1] pessimistic, const double[::1] k,
+                      double[::1] out):
+    """out[i] = E[[r <= k[i]] / log2(r + 1)] for r uniform on optimistic[i]..pessimistic[i]."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(optimistic.shape[0]):
+            out[i] = _ties.expected_discount(optimistic[i], pessimistic[i], k[i])

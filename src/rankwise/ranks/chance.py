@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from . import _chance
 
 __all__ = ["harmonic", "harmonic_difference", "harmonic2", "mean_power", "expected_reciprocal",
-           "expected_hit"]
+           "expected_hit", "expected_discount"]
 
 
 def _apply(kernel: Callable[..., None], *args: ArrayLike) -> np.ndarray:
@@ -81,6 +81,19 @@ def expected_hit(optimistic: ArrayLike, pessimistic: ArrayLike, k: ArrayLike) ->
     0.75
     """
     return _apply(_chance.expected_hit, optimistic, pessimistic, k)
+
+
+def expected_discount(optimistic: ArrayLike, pessimistic: ArrayLike, k: ArrayLike) -> np.ndarray:
+    """E[[r <= k] / log2(r + 1)] for r uniform on optimistic..pessimistic: one relevant item's
+    tie-aware nDCG@k (k = inf: no cutoff). Long runs of discounts are summed by
+    Euler-Maclaurin, so a tie of any size costs O(log of its ranks).
+
+    Examples
+    --------
+    >>> round(float(expected_discount(1, 2, 10)), 12)    # (1 + 1/log2(3)) / 2
+    0.815464876786
+    """
+    return _apply(_chance.expected_discount, optimistic, pessimistic, k)
 
 
 def mean_power(n: ArrayLike, s: ArrayLike) -> np.ndarray:

@@ -21,8 +21,9 @@ from .._core.exact import ExactSum
 from .._core.names import check_cutoff, metric_names, name_key, parse_cutoff, split_name, unknown_name
 from .._core.results import Results
 from .._core.validation import as_array, check_choice, check_flag
-from .chance import expected_hit, expected_reciprocal, harmonic, harmonic2, mean_power
+from .chance import expected_discount, expected_hit, expected_reciprocal, harmonic, harmonic2, mean_power
 from .positive import Ranks
+from .sampled import Sampling, check_sampling, metric_of_rank, table_value
 
 __all__ = ["rank_metrics", "parse_rank_metric"]
 
@@ -32,6 +33,7 @@ _BASES = {
     "MR": (True, True),
     "MRR": (False, True),
     "Hits": (False, True),
+    "nDCG": (False, True),
     "HMR": (True, False),
     "GMR": (True, False),
     "IGMR": (False, False),
@@ -47,6 +49,7 @@ _BASE_ALIASES = {
     "mr": "MR", "mean_rank": "MR", "arithmetic_mean_rank": "MR",
     "mrr": "MRR", "mean_reciprocal_rank": "MRR", "inverse_harmonic_mean_rank": "MRR", "ihmr": "MRR",
     "hits": "Hits", "h": "Hits", "success": "Hits", "hit_rate": "Hits",
+    "ndcg": "nDCG", "normalized_discounted_cumulative_gain": "nDCG",
     "hmr": "HMR", "harmonic_mean_rank": "HMR",
     "gmr": "GMR", "geometric_mean_rank": "GMR",
     "igmr": "IGMR", "inverse_geometric_mean_rank": "IGMR",
@@ -69,9 +72,11 @@ _ADJUSTED = {
     "agmri": ("GMR", "index"), "adjusted_geometric_mean_rank_index": ("GMR", "index"),
 }
 _INDEX_NAMES = {"MR": "AMRI", "MRR": "AMRR", "Hits": "AHits", "GMR": "AGMRI"}
-_EXAMPLES = ["MR", "MRR", "Hits@10", "HMR", "GMR", "IGMR", "IAMR", "median_rank", "rank_std",
+_EXAMPLES = ["MR", "MRR", "Hits@10", "nDCG@10", "HMR", "GMR", "IGMR", "IAMR", "median_rank", "rank_std",
              "rank_var", "rank_mad", "AMR", "AMRI", "AMRR", "AHits@10", "AGMRI", "zMR", "zMRR",
              "zHits@10", "zGMR", "E[MRR]", "V[MRR]"]
+# What a table of sampled ranks can estimate: means of a function of one rank.
+_SAMPLED_BASES = ("MR", "MRR", "Hits", "nDCG")
 _CHANCE = re.compile(r"^(?P<op>[ev])\[(?P<inner>.+)\]$")
 # scipy.stats.median_abs_deviation(scale="normal"): 1 / Phi^-1(3/4).
 _MAD_NORMAL = 1.482602218505602
@@ -110,6 +115,8 @@ def _make(text: str, base: str, k: int | None, transform: str | None) -> RankSpe
     if base == "Hits":
         if k is None:
             raise ValueError(f"rank metric {text!r} needs a cutoff, e.g. 'Hits@10'")
+        k = check_cutoff(k, f"rank metric {text!r}")
+    elif base == "nDCG" and k is not None:
         k = check_cutoff(k, f"rank metric {text!r}")
     elif k is not None:
         raise ValueError(f"rank metric {text!r}: {base} takes no cutoff")
@@ -214,9 +221,11 @@ def _exact_sum(values: np.ndarray) -> float:
 class _Evaluation:
     """One rank_metrics call: per-query ranks under the policy, weights, chance statistics."""
 
-    def __init__(self, ranks: Ranks, ties: str, weights: np.ndarray | None):
+    def __init__(self, ranks: Ranks, ties: str, weights: np.ndarray | None, sampling: Sampling | None = None):
         self.ties = ties
         self.weights = weights
+        self.sampling = sampling
+        self.counts = ranks.n_candidates
         self.o = ranks.optimistic.astype(np.float64)
         self.p = ranks.pessimistic.astype(np.float64)
         self.c = None if ranks.n_candidates is None else ranks.n_candidates.astype(np.float64)
@@ -235,16 +244,42 @@ class _Evaluation:
         return _exact_sum(weighted) / self.total ** 2
 
     def per_query(self, base: str, k: int | None) -> np.ndarray:
-        """Each query's rank, reciprocal rank or hit (MR, MRR, Hits@k) under the policy."""
+        """Each query's value of MR, MRR, Hits@k or nDCG[@k] under the policy: of its rank,
+        or, for sampled ranks, the estimate of the full-catalog value."""
+        if self.sampling is not None and self.sampling.correction != "none":
+            return self.sampled(base, k)
         expected = self.ties == "expected"
         if base == "MR":
             return self.rank
         if base == "MRR":
             return expected_reciprocal(self.o, self.p) if expected else 1.0 / self.rank
+        if base == "nDCG":
+            if expected:
+                return expected_discount(self.o, self.p, np.inf if k is None else k)
+            return metric_of_rank(base, k, self.rank)
         k = _hits_cutoff(k)
         if expected:
             return expected_hit(self.o, self.p, k)
         return (self.rank <= k).astype(np.float64)
+
+    def sampled(self, base: str, k: int | None) -> np.ndarray:
+        """Per-query estimates of the full-catalog metric: the correction's table of each
+        query's (m, n) at its sampled rank, under the tie policy."""
+        sampling = self.sampling
+        # check_sampling refused sampled ranks without candidate counts.
+        assert sampling is not None and self.counts is not None
+        pairs, group = np.unique(np.column_stack([self.counts - 1, sampling.n_items]), axis=0,
+                                 return_inverse=True)
+        group = group.reshape(-1)
+        members = np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
+        out = np.empty_like(self.o)
+        for (m, n), rows in zip(pairs.tolist(), members, strict=True):
+            if sampling.correction == "rank" and self.ties == "realistic":
+                # The rank estimate is a formula: at the mean rank itself, as the plain metric.
+                out[rows] = metric_of_rank(base, k, 1 + (n - 1) * (self.rank[rows] - 1) / m)
+            else:
+                out[rows] = table_value(sampling.table(base, k, m, n), self.o[rows], self.p[rows], self.ties)
+        return out
 
     def value(self, base: str, k: int | None) -> float:
         r = self.rank
@@ -318,15 +353,23 @@ def _check_policy(spec: RankSpec, text: str, ties: str) -> None:
 
 @overload
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = ...,
-                 weights: ArrayLike | None = ..., per_query: Literal[False] = ...) -> dict[str, float]: ...
+                 weights: ArrayLike | None = ..., per_query: Literal[False] = ...,
+                 n_items: ArrayLike | None = ..., correction: str | None = ..., gamma: float | None = ...,
+                 prior: ArrayLike | None = ...) -> dict[str, float]: ...
 @overload
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = ...,
-                 weights: ArrayLike | None = ..., per_query: Literal[True]) -> Results: ...
+                 weights: ArrayLike | None = ..., per_query: Literal[True], n_items: ArrayLike | None = ...,
+                 correction: str | None = ..., gamma: float | None = ...,
+                 prior: ArrayLike | None = ...) -> Results: ...
 @overload
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = ...,
-                 weights: ArrayLike | None = ..., per_query: bool = ...) -> dict[str, float] | Results: ...
+                 weights: ArrayLike | None = ..., per_query: bool = ..., n_items: ArrayLike | None = ...,
+                 correction: str | None = ..., gamma: float | None = ...,
+                 prior: ArrayLike | None = ...) -> dict[str, float] | Results: ...
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = "expected",
-                 weights: ArrayLike | None = None, per_query: bool = False) -> dict[str, float] | Results:
+                 weights: ArrayLike | None = None, per_query: bool = False, n_items: ArrayLike | None = None,
+                 correction: str | None = None, gamma: float | None = None,
+                 prior: ArrayLike | None = None) -> dict[str, float] | Results:
     """Rank-based metrics of link prediction and knowledge-graph completion.
 
     Parameters
@@ -338,8 +381,10 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
     metrics : str or iterable of str
         Names, case-insensitive; PyKEEN's long names are accepted too:
 
-        * ``MR``, ``MRR``, ``Hits@k`` (``Success@k``, ``hits_at_k``): means of the rank,
-          of 1/rank and of [rank <= k], k an integer from 1 to 2**63 - 1.
+        * ``MR``, ``MRR``, ``Hits@k`` (``Success@k``, ``hits_at_k``), ``nDCG`` and
+          ``nDCG@k``: means of the rank, of 1/rank, of [rank <= k] and of
+          [rank <= k] / log2(rank + 1) (one relevant item: the ideal DCG is 1), k an
+          integer from 1 to 2**63 - 1.
         * ``HMR`` (1/MRR), ``GMR`` (geometric mean), ``IGMR`` (1/GMR), ``IAMR`` (1/MR),
           ``median_rank``, ``inverse_median_rank``, ``rank_std`` and ``rank_var``
           (population), ``rank_mad`` (median absolute deviation, scaled by 1.4826 as
@@ -355,19 +400,57 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
         ``"expected"`` (default): each query's value is its exact expectation over
         the orderings of its tie (McSherry & Najork), e.g. E[1/rank] =
         (H(p) - H(o-1)) / (p - o + 1). Defined for the metrics that are means of
-        per-query values (MR, MRR, Hits@k) and their adjusted and z forms; the others
-        raise. ``"realistic"``: the metric of the mean rank (o + p) / 2, the numbers
-        PyKEEN, OGB and TGB report. ``"optimistic"`` / ``"pessimistic"``: the best /
-        worst rank of the tie. MR is the same under "expected" and "realistic".
+        per-query values (MR, MRR, Hits@k, nDCG) and their adjusted and z forms; the
+        others raise. ``"realistic"``: the metric of the mean rank (o + p) / 2, the
+        numbers PyKEEN, OGB and TGB report. ``"optimistic"`` / ``"pessimistic"``: the
+        best / worst rank of the tie. MR is the same under "expected" and "realistic".
     weights : array-like of float, optional
         Per-query weights (e.g. 1 / frequency of the query's relation for macro
         averaging), as PyKEEN applies them: weighted means, V = sum w^2 V_i / (sum w)^2,
         and the weighted median for median-based metrics. Finite, >= 0, not all 0;
         only their ratios matter (they are scaled by a power of two, exactly).
     per_query : bool, default False
-        Return each query's value instead of the aggregate: its rank, reciprocal rank
-        or hit under the policy, for the metrics that are means of per-query values
-        (MR, MRR, Hits@k), e.g. for a paired significance test.
+        Return each query's value instead of the aggregate: its rank, reciprocal rank,
+        hit or discount under the policy (or its estimate, with ``n_items``), for the
+        metrics that are means of per-query values, e.g. for a paired significance test.
+    n_items : int or array-like of int, optional
+        The catalog size n (per query, or one for all): ``ranks`` are then ranks
+        among m sampled negatives (``n_candidates`` = m + 1, 2 <= m + 1 <= n), and
+        MR, MRR, Hits@k and nDCG[@k] are estimates of their values over the full
+        catalog, by ``correction`` (Krichene & Rendle, "On Sampled Metrics for Item
+        Recommendation", KDD 2020). Negatives are taken as drawn uniformly with
+        replacement: a full rank R gives the sampled rank r with
+        P(r | R) = Binom(r - 1; m, (R - 1)/(n - 1)).
+    correction : {"none", "rank", "cls", "bv"}
+        Needed with ``n_items``. Each maps a sampled rank r to a value f(r), the
+        query's estimate; with A[R, r] = P(r | R), prior weights w_R and the full
+        metric M(R):
+
+        * ``"none"``: f(r) = M(r), the uncorrected sampled metric (biased upward).
+        * ``"rank"``: f(r) = M(1 + (n - 1)(r - 1)/m), the metric of the unbiased rank
+          estimate (not floored to an integer: MR is then estimated without bias).
+        * ``"cls"``: the least-squares, minimal-bias table: argmin_f sum_R w_R
+          (E[f(r) | R] - M(R))^2, solved by (A^T W A) f = A^T W M. The system grows
+          ill-conditioned fast with m (its matrix is a Bernstein Gram matrix):
+          directions below 1e-12 of the largest are dropped (a minimum-norm
+          solution), so from m of about 20 on "cls" is minimal-bias only up to the
+          accuracy of its sums, and its table oscillates; prefer "bv".
+        * ``"bv"``: bias and variance, argmin_f sum_R w_R [(E[f(r) | R] - M(R))^2 +
+          gamma Var(f(r) | R)], solved by ((1 - gamma) A^T W A + gamma diag(c)) f =
+          A^T W M with c = A^T W 1; gamma = 1 is the posterior mean E[M(R) | r].
+
+        Under ``ties="expected"`` a query's estimate is the mean of f over its tie
+        o..p (exact: the sampled rank is uniform there); "optimistic" / "pessimistic"
+        take f(o) / f(p); "realistic" takes f at (o + p)/2, the mean of f at its two
+        neighbours when (o + p)/2 falls between ranks ("none" and "rank" evaluate
+        their formula at (o + p)/2 itself, as the plain realistic metrics do).
+    gamma : float, optional
+        ``correction="bv"`` only: the weight of the variance, in (0, 1]; default
+        0.1, the paper's best trade-off in its experiments.
+    prior : array-like of float, optional
+        ``correction="cls"`` or ``"bv"`` only: weights of the full ranks 1..n (one
+        ``n_items`` for all queries), the distribution of full ranks the estimate is
+        tuned for; default uniform, as in the paper.
 
     Returns
     -------
@@ -375,6 +458,15 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
         Metric name, as given, to value, in the order asked; with ``per_query=True``
         a :class:`Results` (``res["MRR"]``: one float64 per query, ``query_ids`` the
         positions of the queries in ``ranks``), as :func:`rankwise.evaluate` returns.
+
+    Notes
+    -----
+    With ``n_items``, "cls" and "bv" compute one table per metric and distinct
+    (m, n), from an (m+1) x (m+1) system assembled from 2m + 1 sums over the full
+    ranks (never an n x m matrix). Under the uniform prior the sums over large
+    catalogs follow from Euler-Maclaurin: O(m^2 log n) time whatever n (a few
+    hundredths of a second for m = 100); under another prior, O(n m) in chunks of
+    about 2**20 / (2m + 1) ranks. Then O(1) per query.
 
     Examples
     --------
@@ -389,6 +481,17 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
     >>> known = rw.Ranks.from_ranks([1, 2, 3, 5], n_candidates=[5, 5, 10, 10])
     >>> {name: round(value, 6) for name, value in rw.rank_metrics(known, ["AMRI", "zMRR"]).items()}
     {'AMRI': 0.461538, 'zMRR': 0.964561}
+
+    Ranks among 100 sampled negatives (the "1 + 100" protocol) of a catalog of 10,000
+    items: the uncorrected Hits@10 of a model whose items all rank 100th is 1.0, the
+    full-catalog value 0; the corrections estimate it.
+
+    >>> sampled = rw.Ranks.from_ranks([1, 2, 1, 1, 3], n_candidates=[101] * 5)
+    >>> rw.rank_metrics(sampled, ["Hits@10"], n_items=10_000, correction="none")
+    {'Hits@10': 1.0}
+    >>> {c: round(rw.rank_metrics(sampled, "Hits@10", n_items=10_000, correction=c)["Hits@10"], 4)
+    ...  for c in ("rank", "bv")}
+    {'rank': 0.6, 'bv': 0.1073}
     """
     if not isinstance(ranks, Ranks):
         ranks = Ranks.from_ranks(ranks)
@@ -396,11 +499,28 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
     specs = [parse_rank_metric(name) for name in names]
     check_choice(ties, "ties", _TIES)
     per_query = check_flag(per_query, "per_query")
+    sampling = _check_sampled_request(ranks, names, specs, n_items, correction, gamma, prior)
     _check_request(ranks, names, specs, ties, per_query)
-    evaluation = _Evaluation(ranks, ties, _weights(weights, len(ranks)))
+    evaluation = _Evaluation(ranks, ties, _weights(weights, len(ranks)), sampling)
     if per_query:
         return _per_query_results(evaluation, names, specs, len(ranks))
     return {name: evaluation.compute(spec) for name, spec in zip(names, specs, strict=True)}
+
+
+def _check_sampled_request(ranks: Ranks, names: list[str], specs: list[RankSpec], n_items: ArrayLike | None,
+                           correction: object, gamma: object, prior: ArrayLike | None) -> Sampling | None:
+    """The sampled protocol, or None; refuses what sampled ranks cannot estimate."""
+    if n_items is None:
+        for name, value in (("correction", correction), ("gamma", gamma), ("prior", prior)):
+            if value is not None:
+                raise ValueError(f"{name}= corrects metrics of ranks among sampled negatives: pass n_items= "
+                                 "(the size of the full catalog) with it")
+        return None
+    for name, spec in zip(names, specs, strict=True):
+        if spec.transform is not None or spec.base not in _SAMPLED_BASES:
+            raise ValueError(f"rank metric {name!r} cannot be estimated from sampled ranks: n_items= gives "
+                             "MR, MRR, Hits@k and nDCG[@k] (means of a function of each query's rank)")
+    return check_sampling(n_items, correction, gamma, prior, ranks.n_candidates)
 
 
 def _check_request(ranks: Ranks, names: list[str], specs: list[RankSpec], ties: str, per_query: bool) -> None:
@@ -415,7 +535,7 @@ def _check_request(ranks: Ranks, names: list[str], specs: list[RankSpec], ties: 
                              "to Ranks / Ranks.from_ranks")
         if per_query and (spec.transform is not None or not _BASES[spec.base][1]):
             raise ValueError(f"rank metric {name!r} is not a mean of per-query values; per_query=True "
-                             "gives MR, MRR and Hits@k")
+                             "gives MR, MRR, Hits@k and nDCG")
 
 
 def _per_query_results(evaluation: _Evaluation, names: list[str], specs: list[RankSpec], n: int) -> Results:

@@ -36,7 +36,7 @@ __all__ = [
     "policy_rank",
     "tie_positions",
     "weighted_mean",
-    "mr", "mrr", "hits", "hmr", "gmr", "igmr", "iamr",
+    "mr", "mrr", "hits", "ndcg", "hmr", "gmr", "igmr", "iamr",
     "weighted_median", "median_rank", "rank_var", "rank_std", "rank_mad",
     "MAD_NORMAL",
     "base_statistic",
@@ -48,6 +48,11 @@ __all__ = [
     "chance_moments_by_enumeration",
     "reference_metric",
     "NON_MEAN",
+    "full_metric",
+    "sampled_rank_probability",
+    "sampled_table",
+    "expected_sampled",
+    "sampled_query_value",
 ]
 
 # scipy.stats.median_abs_deviation(scale="normal") divides by Phi^-1(3/4).
@@ -182,6 +187,15 @@ def hits(ranks, k, weights=None):
     return weighted_mean([Fraction(1) if r <= k else Fraction(0) for r in ranks], weights)
 
 
+def _discount(r, k=None):
+    # One relevant item's nDCG@k: its DCG, the ideal DCG being 1/log2(2) = 1.
+    return 0.0 if k is not None and r > k else 1.0 / math.log2(r + 1)
+
+
+def ndcg(ranks, k=None, weights=None):
+    return weighted_mean([_discount(r, k) for r in ranks], weights)
+
+
 def hmr(ranks, weights=None):
     # Harmonic mean rank: 1 / (weighted mean of 1/r).
     return 1 / mrr(ranks, weights)
@@ -263,6 +277,8 @@ def base_statistic(base, k):
         return mrr
     if base == "Hits":
         return lambda ranks, weights=None: hits(ranks, k, weights)
+    if base == "nDCG":
+        return lambda ranks, weights=None: ndcg(ranks, k, weights)
     if base == "HMR":
         return hmr
     if base == "GMR":
@@ -328,6 +344,8 @@ def per_rank_statistic(base, k=None):
         return lambda r: Fraction(1, r)
     if base == "Hits":
         return lambda r: Fraction(1 if r <= k else 0)
+    if base == "nDCG":
+        return lambda r: _discount(r, k)
     return None
 
 
@@ -482,3 +500,89 @@ def reference_metric(name, greater, equal, n_candidates=None, ties="realistic", 
         return None  # undefined: no variance under chance
     sign = -1 if base in ("MR", "GMR") else 1
     return sign * (float(value) - float(e)) / math.sqrt(v)
+
+
+# ---------------------------------------------------------------------------
+# Sampled ranks (Krichene & Rendle, "On Sampled Metrics for Item Recommendation",
+# KDD 2020): m negatives drawn uniformly with replacement from the n - 1 others
+# ---------------------------------------------------------------------------
+
+def full_metric(base, k, rank):
+    """M(rank) of one relevant item: a Fraction for MR, MRR and Hits, a float for nDCG."""
+    rank = Fraction(rank)
+    if base == "MR":
+        return rank
+    if base == "MRR":
+        return 1 / rank
+    if base == "Hits":
+        return Fraction(1 if rank <= k else 0)
+    return _discount(float(rank), k)
+
+
+def sampled_rank_probability(r, full, m, n):
+    """P(sampled rank r | full rank R): each of m draws outranks with (R - 1)/(n - 1)."""
+    theta = Fraction(full - 1, n - 1)
+    return math.comb(m, r - 1) * theta ** (r - 1) * (1 - theta) ** (m - r + 1)
+
+
+def _solve_exact(matrix, rhs):
+    """Gauss-Jordan elimination on Fractions (the matrix is nonsingular)."""
+    size = len(rhs)
+    rows = [list(row) + [b] for row, b in zip(matrix, rhs, strict=True)]
+    for col in range(size):
+        pivot = next(i for i in range(col, size) if rows[i][col] != 0)
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for i in range(size):
+            if i != col and rows[i][col] != 0:
+                factor = rows[i][col] / rows[col][col]
+                rows[i] = [a - factor * b for a, b in zip(rows[i], rows[col], strict=True)]
+    return [rows[i][size] / rows[i][i] for i in range(size)]
+
+
+def sampled_table(base, k, m, n, correction, gamma=0, prior=None):
+    """f(1..m+1) by the written definitions, with the explicit n x (m+1) matrix A.
+
+    "none": M(r); "rank": M(1 + (n-1)(r-1)/m); "cls" / "bv": the minimiser of
+    sum_R w_R [(sum_r A[R][r] f(r) - M(R))^2 + gamma (sum_r A[R][r] f(r)^2 - (sum_r A[R][r] f(r))^2)],
+    through its normal equations ((1 - gamma) A^T W A + gamma diag(A^T W 1)) f = A^T W M,
+    solved exactly (floats of nDCG converted exactly to Fractions).
+    """
+    ranks = range(1, m + 2)
+    if correction == "none":
+        return [full_metric(base, k, r) for r in ranks]
+    if correction == "rank":
+        return [full_metric(base, k, 1 + Fraction((n - 1) * (r - 1), m)) for r in ranks]
+    gamma = Fraction(gamma) if correction == "bv" else Fraction(0)
+    w = [Fraction(1)] * n if prior is None else [Fraction(x) for x in prior]
+    a = [[sampled_rank_probability(r, big, m, n) for r in ranks] for big in range(1, n + 1)]
+    target = [Fraction(full_metric(base, k, big)) for big in range(1, n + 1)]
+    normal = [[(1 - gamma) * sum(w[b] * a[b][i] * a[b][j] for b in range(n))
+               + (gamma * sum(w[b] * a[b][i] for b in range(n)) if i == j else 0)
+               for j in range(m + 1)] for i in range(m + 1)]
+    rhs = [sum(w[b] * a[b][i] * target[b] for b in range(n)) for i in range(m + 1)]
+    return _solve_exact(normal, rhs)
+
+
+def expected_sampled(table, full, m, n):
+    """E[f(r) | R]: the mean estimate of a query of full rank R."""
+    return sum(sampled_rank_probability(r, full, m, n) * Fraction(table[r - 1]) for r in range(1, m + 2))
+
+
+def sampled_query_value(table, greater, equal, ties, base=None, k=None, m=None, n=None, correction=None):
+    """One query's estimate from its sampled rank: the table over the tie's positions.
+
+    expected: the mean of f over every ordering of the tie (enumerated); optimistic /
+    pessimistic: f(o) / f(p); realistic: "none" and "rank" apply their formula to the mean
+    rank (o + p)/2, the other tables average f at the two ranks around it.
+    """
+    o, p = greater + 1, greater + equal + 1
+    if ties == "expected":
+        return sum(Fraction(table[r - 1]) for r in tie_positions(greater, equal)) / math.factorial(equal + 1)
+    if ties in ("optimistic", "pessimistic"):
+        return Fraction(table[(o if ties == "optimistic" else p) - 1])
+    mean = Fraction(o + p, 2)
+    if correction == "none":
+        return Fraction(full_metric(base, k, mean))
+    if correction == "rank":
+        return Fraction(full_metric(base, k, 1 + (n - 1) * (mean - 1) / m))
+    return (Fraction(table[math.floor(mean) - 1]) + Fraction(table[math.ceil(mean) - 1])) / 2

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .._core._enums import Metric, TrecMeasure
+from .._core._enums import Metric, TrecMeasure, Variant
 from .._core.names import split_parameters, unknown_name
 from ..lists.names import MetricSpec, parse_metric
 
@@ -122,6 +122,8 @@ class TrecSpec:
 def _equivalent(spec: MetricSpec) -> str | None:
     """trec_eval's name for one of rankwise's own metrics (None: trec_eval has none)."""
     linear = spec.gain in (None, "linear")
+    if spec.variant != Variant.DEFAULT:
+        return None  # trec_eval defines AP, recall and nDCG one way only
     if spec.kind == Metric.NDCG and linear:
         return "ndcg" if spec.k is None else f"ndcg_cut.{spec.k}"
     return {

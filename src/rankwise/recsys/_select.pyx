@@ -1,0 +1,512 @@
+"""The k highest scores of each row of a (users x items) matrix, without sorting the row.
+
+A row's candidates are its items between its excluded ones (sorted CSR columns): segments,
+cut into pieces of at most PIECE items. The first pass reads the row once, vectorised, for
+each piece's highest score (SSE2 where the compiler has it: gcc vectorises no float max
+without -ffast-math). The k-th highest of these maxima, ``floor``, is at most the k-th best
+score of the row (k pieces hold an item at least that high), so only items >= floor can be
+returned or tie with the k-th, and only the pieces whose maximum reaches it are read again
+(at least k pieces, still in cache). Their items go through a min-heap of the k best so far,
+kept in the row of the output itself (item ids; scores read back from the row), its root
+the worst of them. Items arrive in column order, so an item tying with the root comes after
+it and is worse (ties go to the lower item id, as a stable sort by descending score). A row
+with fewer than k pieces, or holding NaN under nan="last", offers every item to the heap
+until it is full, then (as every row) skips the pieces whose maximum is below its root. Finally the heap is sorted in place (heapsort: no memory beyond the output) and a
+short row is padded with -1.
+"""
+from libc.math cimport INFINITY, NAN
+from libc.stdint cimport int64_t, uint8_t
+from libc.string cimport memcpy
+
+from rankwise._core._sort cimport ranks_above, same_rank
+from rankwise._core._stop cimport POLL, flag_of, stopped
+from rankwise._core._typedefs cimport score_t
+
+cdef extern from *:
+    """
+    #include <math.h>
+    #define RANKWISE_PIECE 32
+    #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+    #include <emmintrin.h>
+    /* maxps returns its second operand when either is NaN, so the running maximum skips
+       NaN; cmpunord of two vectors notes a NaN in either. */
+    static float rankwise_piece_f32(const float* s) {
+        __m128 a = _mm_loadu_ps(s), b = _mm_loadu_ps(s + 4), c = _mm_loadu_ps(s + 8),
+               d = _mm_loadu_ps(s + 12), m0 = _mm_set1_ps(-INFINITY), m1 = m0, bad;
+        int j;
+        m0 = _mm_max_ps(a, m0);
+        m1 = _mm_max_ps(b, m1);
+        bad = _mm_or_ps(_mm_cmpunord_ps(a, b), _mm_cmpunord_ps(c, d));
+        m0 = _mm_max_ps(c, m0);
+        m1 = _mm_max_ps(d, m1);
+        for (j = 16; j < RANKWISE_PIECE; j += 16) {
+            a = _mm_loadu_ps(s + j); b = _mm_loadu_ps(s + j + 4);
+            c = _mm_loadu_ps(s + j + 8); d = _mm_loadu_ps(s + j + 12);
+            m0 = _mm_max_ps(c, _mm_max_ps(a, m0));
+            m1 = _mm_max_ps(d, _mm_max_ps(b, m1));
+            bad = _mm_or_ps(bad, _mm_or_ps(_mm_cmpunord_ps(a, b), _mm_cmpunord_ps(c, d)));
+        }
+        if (_mm_movemask_ps(bad))
+            return NAN;
+        m0 = _mm_max_ps(m0, m1);
+        m0 = _mm_max_ps(m0, _mm_movehl_ps(m0, m0));
+        return _mm_cvtss_f32(_mm_max_ss(m0, _mm_shuffle_ps(m0, m0, 1)));
+    }
+    static double rankwise_piece_f64(const double* s) {
+        __m128d a, b, m0 = _mm_set1_pd(-INFINITY), m1 = m0, bad = _mm_setzero_pd();
+        double lanes[2];
+        int j;
+        for (j = 0; j < RANKWISE_PIECE; j += 4) {
+            a = _mm_loadu_pd(s + j); b = _mm_loadu_pd(s + j + 2);
+            m0 = _mm_max_pd(a, m0);
+            m1 = _mm_max_pd(b, m1);
+            bad = _mm_or_pd(bad, _mm_cmpunord_pd(a, b));
+        }
+        if (_mm_movemask_pd(bad))
+            return NAN;
+        _mm_storeu_pd(lanes, _mm_max_pd(m0, m1));
+        return lanes[1] > lanes[0] ? lanes[1] : lanes[0];
+    }
+    /* The offsets of the n scores at least t (above t when strict), ascending, into hits;
+       how many. Four (two) compared at once: a piece holds few such scores. */
+    static int rankwise_at_least_f32(const float* s, int n, float t, int strict, int* hits) {
+        __m128 tv = _mm_set1_ps(t), v;
+        int j = 0, h = 0, l, mask;
+        for (; j + 4 <= n; j += 4) {
+            v = _mm_loadu_ps(s + j);
+            mask = _mm_movemask_ps(strict ? _mm_cmpgt_ps(v, tv) : _mm_cmpge_ps(v, tv));
+            for (l = 0; mask; l++, mask >>= 1)
+                if (mask & 1) hits[h++] = j + l;
+        }
+        for (; j < n; j++)
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
+        return h;
+    }
+    static int rankwise_at_least_f64(const double* s, int n, double t, int strict, int* hits) {
+        __m128d tv = _mm_set1_pd(t), v;
+        int j = 0, h = 0, l, mask;
+        for (; j + 2 <= n; j += 2) {
+            v = _mm_loadu_pd(s + j);
+            mask = _mm_movemask_pd(strict ? _mm_cmpgt_pd(v, tv) : _mm_cmpge_pd(v, tv));
+            for (l = 0; mask; l++, mask >>= 1)
+                if (mask & 1) hits[h++] = j + l;
+        }
+        for (; j < n; j++)
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
+        return h;
+    }
+    #else
+    static float rankwise_piece_f32(const float* s) {
+        float r = -INFINITY;
+        int j, bad = 0;
+        for (j = 0; j < RANKWISE_PIECE; j++) { r = s[j] > r ? s[j] : r; bad |= s[j] != s[j]; }
+        return bad ? NAN : r;
+    }
+    static double rankwise_piece_f64(const double* s) {
+        double r = -INFINITY;
+        int j, bad = 0;
+        for (j = 0; j < RANKWISE_PIECE; j++) { r = s[j] > r ? s[j] : r; bad |= s[j] != s[j]; }
+        return bad ? NAN : r;
+    }
+    static int rankwise_at_least_f32(const float* s, int n, float t, int strict, int* hits) {
+        int j, h = 0;
+        for (j = 0; j < n; j++)
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
+        return h;
+    }
+    static int rankwise_at_least_f64(const double* s, int n, double t, int strict, int* hits) {
+        int j, h = 0;
+        for (j = 0; j < n; j++)
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
+        return h;
+    }
+    #endif
+    """
+    # The highest of PIECE scores, NaN when one of them is NaN.
+    float piece_f32 "rankwise_piece_f32"(const float* s) noexcept nogil
+    double piece_f64 "rankwise_piece_f64"(const double* s) noexcept nogil
+    int at_least_f32 "rankwise_at_least_f32"(const float* s, int n, float t, int strict, int* hits) noexcept nogil
+    int at_least_f64 "rankwise_at_least_f64"(const double* s, int n, double t, int strict,
+                                             int* hits) noexcept nogil
+    enum: PIECE "RANKWISE_PIECE"
+
+# PIECE (items per piece): the pieces read twice number about k, so their items cost
+# k * PIECE steps per row; smaller pieces cost more maxima to select from.
+cdef enum:
+    # What a row reports (Row.problem).
+    FINE = 0
+    NAN_FOUND = 1
+    TIE_CUT = 2
+
+
+cdef struct Options:
+    Py_ssize_t k
+    bint nan_last       # else a NaN is reported (nan="raise")
+    bint watch_ties     # ties="raise": keep the best score left out, to compare with the k-th
+
+
+cdef struct Row:
+    Py_ssize_t count            # items in the heap
+    double left_best            # the best score left out (evicted or refused) so far
+    bint left_any
+    int problem
+    Py_ssize_t problem_column
+
+
+cdef struct Scratch:
+    # A chunk's own buffers, sized by the row length (pieces) and k.
+    double* maxima      # per piece: its highest score, NaN when it holds NaN
+    double* work        # per piece: the maxima, permuted by the selection of the k-th
+    int64_t* bounds     # per piece: its first item and one past its last
+    int64_t* heap       # k pieces: the selection's fallback
+
+
+ctypedef fused key_t:
+    # What a heap orders by: the row's scores (item heap) or the pieces' maxima (piece heap).
+    float
+    double
+
+
+cdef inline bint worse(double sa, int64_t a, double sb, int64_t b) noexcept nogil:
+    # The heap's order: lower score, or equal and higher item id, is worse; NaN lowest.
+    if same_rank(sa, sb):
+        return a > b
+    return ranks_above(sb, sa)
+
+
+cdef void sift_down(const key_t* s, int64_t* heap, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    cdef Py_ssize_t child
+    cdef int64_t top = heap[i]
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and worse(s[heap[child + 1]], heap[child + 1], s[heap[child]], heap[child]):
+            child += 1
+        if not worse(s[heap[child]], heap[child], s[top], top):
+            break
+        heap[i] = heap[child]
+        i = child
+    heap[i] = top
+
+
+cdef void sift_up(const key_t* s, int64_t* heap, Py_ssize_t i) noexcept nogil:
+    cdef Py_ssize_t parent
+    cdef int64_t item = heap[i]
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not worse(s[item], item, s[heap[parent]], heap[parent]):
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i] = item
+
+
+cdef inline void leave_out(Row* row, double score) noexcept nogil:
+    if not row.left_any or ranks_above(score, row.left_best):
+        row.left_best = score
+        row.left_any = True
+
+
+cdef bint offer(const score_t* s, int64_t* heap, Py_ssize_t j, const Options* opt, Row* row) noexcept nogil:
+    # Item j, after every item of the row before it; False when it ends the row (a NaN reported).
+    cdef double x = s[j]
+    if x != x and not opt.nan_last:
+        row.problem, row.problem_column = NAN_FOUND, j
+        return False
+    if row.count < opt.k:
+        heap[row.count] = j
+        sift_up(s, heap, row.count)
+        row.count += 1
+    elif ranks_above(x, s[heap[0]]):
+        if opt.watch_ties:
+            leave_out(row, s[heap[0]])
+        heap[0] = j
+        sift_down(s, heap, opt.k, 0)
+    elif opt.watch_ties:
+        leave_out(row, x)
+    return True
+
+
+cdef void finish(const score_t* s, int64_t* out, score_t* out_scores, Py_ssize_t width,
+                 const Options* opt, Row* row) noexcept nogil:
+    # Sorts the heap best first (each step moves the root, the worst, behind the heap), pads.
+    cdef Py_ssize_t n = row.count, i
+    cdef int64_t worst
+    if opt.watch_ties and n == opt.k and row.left_any and same_rank(row.left_best, s[out[0]]):
+        row.problem, row.problem_column = TIE_CUT, out[0]
+    while n > 1:
+        n -= 1
+        worst = out[0]
+        out[0] = out[n]
+        out[n] = worst
+        sift_down(s, out, n, 0)
+    for i in range(row.count, width):
+        out[i] = -1
+    if out_scores != NULL:
+        for i in range(width):
+            out_scores[i] = s[out[i]] if i < row.count else <score_t>NAN
+
+
+cdef inline double tail_max(const score_t* s, Py_ssize_t n) noexcept nogil:
+    # The highest of n < PIECE scores, NaN when one of them is NaN.
+    cdef Py_ssize_t j
+    cdef double top = -INFINITY
+    cdef bint bad = False
+    for j in range(n):
+        top = s[j] if s[j] > top else top
+        bad |= s[j] != s[j]
+    return NAN if bad else top
+
+
+cdef inline double full_max(const score_t* s) noexcept nogil:
+    if score_t is float:
+        return piece_f32(s)
+    else:
+        return piece_f64(s)
+
+
+cdef Py_ssize_t cut(const score_t* s, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t m, Scratch* ws) noexcept nogil:
+    # Items start:stop (no excluded one among them) as pieces after the m found: their
+    # maxima and bounds. Returns the new count of pieces. A remainder shorter than PIECE
+    # joins the piece before it, whose maximum is then that of two overlapping windows of
+    # PIECE (vectorised), so only runs shorter than PIECE take the scalar loop.
+    cdef Py_ssize_t end
+    cdef double top, last
+    if stop - start < PIECE:
+        ws.maxima[m] = tail_max(s + start, stop - start)
+        ws.bounds[2 * m], ws.bounds[2 * m + 1] = start, stop
+        return m + 1
+    while start < stop:
+        end = start + PIECE if stop - start >= 2 * PIECE else stop
+        top = full_max(s + start)
+        if end - start > PIECE:
+            last = full_max(s + end - PIECE)
+            if last != last:
+                top = last
+            elif last > top:
+                top = last
+        ws.maxima[m] = top
+        ws.bounds[2 * m], ws.bounds[2 * m + 1] = start, end
+        m += 1
+        start = end
+    return m
+
+
+cdef Py_ssize_t maxima_pass(const score_t* s, Py_ssize_t n_items, const int64_t* excluded,
+                            Py_ssize_t n_excluded, Scratch* ws, const uint8_t* flag) noexcept nogil:
+    # The pieces of the row (segments between excluded items, cut every PIECE items): how
+    # many; -1 once stopped.
+    cdef Py_ssize_t e, start = 0, stop, end, m = 0
+    for e in range(n_excluded + 1):
+        stop = excluded[e] if e < n_excluded else n_items
+        while start < stop:
+            # Pieces never cross a multiple of POLL from the segment's start: where they
+            # lie depends on the data alone.
+            end = min(start + POLL, stop)
+            m = cut(s, start, end, m, ws)
+            start = end
+            if stopped(flag):
+                return -1
+        start = stop + 1
+    return m
+
+
+cdef double kth_largest(const double* maxima, Py_ssize_t m, Py_ssize_t k, Scratch* ws) noexcept nogil:
+    # The k-th highest of m >= k maxima (no NaN): a quickselect (Hoare's partition, median of
+    # three) on a copy, or, when its steps exceed about twice log2(m) (adversarial orders),
+    # a heap of the k highest.
+    cdef double* a = ws.work
+    cdef Py_ssize_t lo = 0, hi = m - 1, i, j, target = k - 1, steps = 8
+    cdef double pivot, x, y, z
+    memcpy(a, maxima, m * sizeof(double))
+    while (<size_t>1 << (steps // 2)) <= <size_t>m:
+        steps += 2
+    while lo < hi:
+        steps -= 1
+        if steps < 0:
+            return kth_maximum(maxima, m, k, ws.heap)
+        x, y, z = a[lo], a[(lo + hi) >> 1], a[hi]
+        pivot = max(min(x, y), min(max(x, y), z))
+        i, j = lo, hi
+        while i <= j:
+            while a[i] > pivot:
+                i += 1
+            while a[j] < pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if target <= j:
+            hi = j
+        elif target >= i:
+            lo = i
+        else:
+            break
+    return a[target]
+
+
+cdef double kth_maximum(const double* maxima, Py_ssize_t m, Py_ssize_t k, int64_t* heap) noexcept nogil:
+    # The k-th highest of m >= k maxima: a heap of the k highest, its root the k-th.
+    cdef Py_ssize_t p
+    for p in range(k):
+        heap[p] = p
+        sift_up(maxima, heap, p)
+    for p in range(k, m):
+        if maxima[p] > maxima[heap[0]]:
+            heap[0] = p
+            sift_down(maxima, heap, k, 0)
+    return maxima[heap[0]]
+
+
+cdef bint first_nan(const score_t* s, const Scratch* ws, Py_ssize_t m, Row* row) noexcept nogil:
+    # Reports the row's first NaN (excluded items aside); False, for select_row to return.
+    cdef Py_ssize_t p, i
+    for p in range(m):
+        if ws.maxima[p] != ws.maxima[p]:
+            for i in range(ws.bounds[2 * p], ws.bounds[2 * p + 1]):
+                if s[i] != s[i]:
+                    row.problem, row.problem_column = NAN_FOUND, i
+                    return False
+    return False
+
+
+cdef inline int at_least(const score_t* s, Py_ssize_t n, score_t t, bint strict, int* hits) noexcept nogil:
+    if score_t is float:
+        return at_least_f32(s, <int>n, t, strict, hits)
+    else:
+        return at_least_f64(s, <int>n, t, strict, hits)
+
+
+cdef bint offer_hits(const score_t* s, Py_ssize_t start, const int* hits, int n_hits, int64_t* heap,
+                     const Options* opt, Row* row) noexcept nogil:
+    # Items start + hits[h] (ascending) through the heap; False when a NaN ended the row.
+    cdef int h
+    for h in range(n_hits):
+        if not offer(s, heap, start + hits[h], opt, row):
+            return False
+    return True
+
+
+cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, bint floored, double floor, int64_t* heap,
+               const Options* opt, Row* row, const uint8_t* flag) noexcept nogil:
+    # The row's items through the heap, skipping those that cannot enter: with ``floored``,
+    # every piece whose maximum is below ``floor`` and every item below it; once the heap is
+    # full, those below its root (or equal, unless ties are watched; NaN never enters a
+    # heap whose root is a number). Without ``floored``, while the heap is not full, every
+    # item is offered, NaN included. False when stopped or a NaN ended the row.
+    cdef Py_ssize_t i, p, start, n
+    cdef int hits[2 * PIECE]
+    cdef score_t root
+    cdef double top
+    for p in range(m):
+        top = ws.maxima[p]
+        if floored and top < floor:
+            continue
+        if p % (POLL // PIECE) == 0 and p > 0 and stopped(flag):
+            return False
+        start, n = ws.bounds[2 * p], ws.bounds[2 * p + 1] - ws.bounds[2 * p]
+        if row.count < opt.k or s[heap[0]] != s[heap[0]]:
+            if floored:
+                if not offer_hits(s, start, hits, at_least(s + start, n, <score_t>floor, False, hits), heap, opt,
+                                  row):
+                    return False
+                continue
+            for i in range(start, start + n):
+                if not offer(s, heap, i, opt, row):
+                    return False
+            continue
+        root = s[heap[0]]
+        if top < root or (top == root and not opt.watch_ties):
+            continue
+        # The root only rises as items enter: offer refuses those that fell below it.
+        if not offer_hits(s, start, hits, at_least(s + start, n, root, not opt.watch_ties, hits), heap, opt, row):
+            return False
+    return True
+
+
+cdef bint select_row(const score_t* s, Py_ssize_t n_items, const int64_t* excluded, Py_ssize_t n_excluded,
+                     int64_t* out, score_t* out_scores, const Options* opt, Row* row, Scratch* ws,
+                     const uint8_t* flag) noexcept nogil:
+    # One row; False when stopped or a NaN ended it.
+    cdef Py_ssize_t m, p
+    cdef bint nan = False, floored
+    cdef double floor = -INFINITY
+    row.count, row.left_any, row.left_best, row.problem = 0, False, 0.0, FINE
+    m = maxima_pass(s, n_items, excluded, n_excluded, ws, flag)
+    if m < 0:
+        return False
+    for p in range(m):
+        nan |= ws.maxima[p] != ws.maxima[p]
+    if nan and not opt.nan_last:
+        return first_nan(s, ws, m, row)
+    # Under nan="last" a row with NaN may have fewer than k numbers: NaN then enters.
+    floored = not nan and m >= opt.k
+    if floored:
+        floor = kth_largest(ws.maxima, m, opt.k, ws)
+    if not take(s, ws, m, floored, floor, out, opt, row, flag):
+        return False
+    finish(s, out, out_scores, opt.k, opt, row)
+    return True
+
+
+def select_rows(const score_t[:, :] scores, tuple excluded, tuple options, Py_ssize_t q_start,
+                Py_ssize_t q_stop, int64_t[:, ::1] out, score_t[:, ::1] out_scores, tuple scratch,
+                const uint8_t[::1] stop=None):
+    """Rows ``q_start:q_stop`` of ``scores``: their k best item ids into ``out`` (k = its width).
+
+    ``excluded``: (indptr, indices) of the items each row leaves out, int64 CSR with sorted
+    unique columns (indptr empty: none). ``options``: (nan_last, watch_ties). ``out_scores``
+    of shape (0, 0), or ``out``'s, for the scores. Rows must be contiguous (inner stride
+    one element). Returns None, or (row, column, kind) of the first row whose selection
+    raised a problem (kind 1: a NaN at column, nan_last off; 2: the k-th item, column,
+    ties with one left out, watch_ties on); the rows after it are left undone. ``scratch``:
+    (maxima, work, bounds, heap): float64, float64 and int64 of :func:`pieces`, 2 * :func:`pieces`
+    entries, int64 of k; the chunk's own. Once
+    ``stop`` is set, returns early, rows unfinished.
+    """
+    cdef const int64_t[::1] indptr = excluded[0]
+    cdef const int64_t[::1] indices = excluded[1]
+    cdef Options opt
+    cdef Row row
+    cdef Py_ssize_t q, n_items = scores.shape[1], begin = 0, n_out = 0
+    cdef bint masked = indptr.shape[0] > 0, with_scores = out_scores.shape[0] > 0
+    cdef const uint8_t* flag = flag_of(stop)
+    cdef const int64_t* none = NULL
+    cdef double[::1] maxima = scratch[0]
+    cdef double[::1] work = scratch[1]
+    cdef int64_t[::1] bounds = scratch[2]
+    cdef int64_t[::1] heap = scratch[3]
+    cdef Scratch ws
+    opt.k, opt.nan_last, opt.watch_ties = out.shape[1], options[0], options[1]
+    row.problem = FINE
+    if opt.k == 0:
+        return None
+    if (min(maxima.shape[0], work.shape[0], bounds.shape[0] // 2) < pieces(n_items, indptr)
+            or heap.shape[0] < opt.k):
+        raise ValueError("scratch too small for the rows")
+    ws.maxima, ws.work, ws.bounds, ws.heap = &maxima[0], &work[0], &bounds[0], &heap[0]
+    with nogil:
+        for q in range(q_start, q_stop):
+            if stopped(flag):
+                break
+            if masked:
+                begin, n_out = indptr[q], indptr[q + 1] - indptr[q]
+            if not select_row(&scores[q, 0], n_items, &indices[begin] if n_out > 0 else none, n_out,
+                              &out[q, 0], &out_scores[q, 0] if with_scores else NULL, &opt, &row, &ws, flag):
+                break
+            if row.problem != FINE:
+                break
+    if row.problem == FINE:
+        return None
+    return q, row.problem_column, row.problem
+
+
+def pieces(Py_ssize_t n_items, const int64_t[::1] indptr):
+    """The most pieces a row of ``n_items`` items with the excluded items of CSR ``indptr`` has:
+    each excluded item ends at most one piece early."""
+    cdef Py_ssize_t q, most = 0
+    for q in range(indptr.shape[0] - 1):
+        most = max(most, indptr[q + 1] - indptr[q])
+    return n_items // PIECE + most + 1
