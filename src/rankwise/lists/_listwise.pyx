@@ -19,7 +19,7 @@ NaN scores are ranked below every number (nan="last") and reported per query, fo
 the Python layer to raise on under nan="raise": every path reads every score anyway,
 so the check costs no pass of its own.
 """
-from libc.math cimport INFINITY, M_LN2, ceil, exp2, expm1, frexp, ldexp, log2, pow
+from libc.math cimport INFINITY, M_LN2, ceil, frexp, ldexp, pow
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
@@ -27,7 +27,8 @@ from libc.string cimport memset
 from rankwise._core._buckets cimport (BLOCK, Buckets, bucket_block, buckets_alloc, buckets_fold, buckets_free,
                                       buckets_setup, tally_block)
 from rankwise._core._enums cimport *
-from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled_ratio, unscale
+from rankwise._core._gain cimport (SAFE_GAIN, err_prob, exponential_gain, fill_gain_tables, gain_scale, log2_next,
+                                   scaled_ratio, unscale)
 from rankwise._core._sort cimport Item, ranks_above, same_flag, same_rank, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
 from rankwise._core._ties cimport any_hit, ap_slope, ap_term, expected_relevant, first_hit, subset_stop
@@ -779,41 +780,7 @@ cdef void place(Query* q, int ties, Workspace* ws) noexcept nogil:
 
 # ---------------------------------------------------------------- small helpers
 
-cdef enum:
-    N_LOG2 = 1024
-    N_GAIN = 64
-
-# LOG2_NEXT[i] = log2(i + 1) and GAIN[g] = 2^g - 1, filled once at import by the very
-# functions the kernels would call, so a lookup gives the same bits as the call: DCG
-# needs a discount per position, and graded labels are mostly small integers.
-cdef double LOG2_NEXT[N_LOG2]
-cdef double GAIN[N_GAIN]
-cdef Py_ssize_t _i
-for _i in range(N_LOG2):
-    LOG2_NEXT[_i] = log2(<double> (_i + 1))
-for _i in range(N_GAIN):
-    GAIN[_i] = exp2(<double> _i) - 1.0
-
-
-cdef inline double exponential_gain(double label) noexcept nogil:
-    """2^label - 1 (label >= 0); below 1 without the cancellation of exp2(label) - 1."""
-    cdef int g = <int> label if label < N_GAIN else N_GAIN
-    if g < N_GAIN and g == label:
-        return GAIN[g]
-    return expm1(label * M_LN2) if label < 1.0 else exp2(label) - 1.0
-
-
-cdef inline double log2_next(int64_t pos) noexcept nogil:
-    """log2(pos + 1): the DCG discount of position pos >= 1 is its inverse."""
-    return LOG2_NEXT[pos] if pos < N_LOG2 else log2(<double> (pos + 1))
-
-
-cdef inline double err_prob(double label, double max_grade) noexcept nogil:
-    # (2^g - 1) / 2^g_max, written so that large grades do not overflow, and below 1
-    # without the cancellation of a difference of two powers near 1 (small g_max).
-    if label < 1.0:
-        return exp2(-max_grade) * expm1(label * M_LN2) if label > 0.0 else 0.0
-    return exp2(label - max_grade) - exp2(-max_grade)
+fill_gain_tables()
 
 
 cdef inline double item_value(int kind, double label, bint flag, const Params* prm, int e) noexcept nogil:
