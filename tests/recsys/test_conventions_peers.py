@@ -263,13 +263,18 @@ PYG = [("LinkPredPrecision", "P"), ("LinkPredRecall", "R"), ("LinkPredMAP", "AP"
        ("LinkPredMRR", "RR"), ("LinkPredHitRatio", "Hits")]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_pyg(seed, float64_default):
-    torch = float64_default
+def _pyg_case(torch, seed):
+    """PyG's link_pred module, a case, and its labels as COO edge_label_index with their weights."""
     link_pred = pytest.importorskip("torch_geometric.metrics.link_pred")
     case = make_case(seed)
     rows, cols = np.nonzero(case.grades)
-    edge_label_index = torch.from_numpy(np.stack([rows, cols]))
+    return link_pred, case, torch.from_numpy(np.stack([rows, cols])), torch.from_numpy(case.grades[rows, cols])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pyg(seed, float64_default):
+    torch = float64_default
+    link_pred, case, edge_label_index, _ = _pyg_case(torch, seed)
     pred_index_mat = torch.from_numpy(case.recommended)
     users = case.judged_users
     names = [f"{ours}@{k}" for _, ours in PYG for k in KS]
@@ -290,11 +295,7 @@ def test_pyg(seed, float64_default):
 def test_pyg_weighted_ndcg(seed, float64_default):
     """LinkPredNDCG(weighted=True): linear gain of the weights, ideal = the k largest weights."""
     torch = float64_default
-    link_pred = pytest.importorskip("torch_geometric.metrics.link_pred")
-    case = make_case(seed)
-    rows, cols = np.nonzero(case.grades)
-    edge_label_index = torch.from_numpy(np.stack([rows, cols]))
-    weight = torch.from_numpy(case.grades[rows, cols])
+    link_pred, case, edge_label_index, weight = _pyg_case(torch, seed)
     names = [f"nDCG@{k}" for k in KS]
     res = rw.evaluate_topk(case.relevant, case.recommended, names, gain="linear", empty="skip")
     theirs = {}
