@@ -1,6 +1,6 @@
 """rankwise against a vectorised NumPy reference and the libraries people use instead.
 
-Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|engines ...] [--quick]
+Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|engines|recsys ...] [--quick]
            [--repeats 7] [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
            [--relevant 17] [--trec-queries 5000] [--trec-docs 1000] [--lp-queries 100000]
            [--lp-candidates 1000] [--dense-queries 10000] [--dense-docs 1000]
@@ -9,7 +9,9 @@ Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|eng
            [--data-dir DIR] [--trec-eval-src DIR | --trec-eval PATH]
            [--engine-rows 10000000] [--engine-queries 5000] [--engine-repeats 3] [--engine-data-dir DIR]
            [--engines spark dask] [--spark-driver-memory 6g] [--spark-conf KEY=VALUE]
-           [--dask-memory-limit 4GiB]
+           [--dask-memory-limit 4GiB] [--recsys-users 1000000] [--recsys-items 50000] [--recsys-depth 100]
+           [--recsys-held-out 10] [--recsys-sample-users 20000] [--recsys-batch 2048]
+           [--topk-users 20000] [--topk-items 20000] [--topk-k 100]
 
 Workloads (generated deterministically from --seed; old names kept as aliases):
 
@@ -41,6 +43,14 @@ Workloads (generated deterministically from --seed; old names kept as aliases):
   RankingEvaluator and the window-function SQL, rankwise.dask on a 2-process LocalCluster against
   pandas groupby().apply through Dask and on one process, each beside its engine's floor
   (a group-by count); values checked on a tie-free variant first.
+* recsys (benchmarks/recsys.py; not part of "all": several GB of arrays, and the recommender
+  libraries): evaluate_topk on 1,000,000 users x 100 recommended int32 ids against a CSR of ~10
+  held-out items per user (50,000 items), P@10, R@100, AP@100, nDCG@100, beside implicit's
+  ranking_metrics_at_k (through a model returning the same lists), torchmetrics' Retrieval*
+  (on a sample, time extrapolated) and RecBole's metrics on its collector's pos_index, each first
+  checked against rankwise under its convention=; top_k on 20,000 x 20,000 float32 scores with 1%
+  of the items excluded, k=100, beside numpy argpartition + sort and torch.topk on a masked copy.
+  Peers not installed are named and left out.
 
 Every implementation starts from the same NumPy arrays; conversion into its input format
 (dicts, typed lists, tensors, DataFrames) is timed as part of it. For each workload the
@@ -82,6 +92,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
 import engines  # noqa: E402  (benchmarks/engines.py)
 import files  # noqa: E402  (benchmarks/files.py)
 import numpy as np  # noqa: E402
+import recsys  # noqa: E402  (benchmarks/recsys.py)
 
 import rankwise as rw  # noqa: E402
 from rankwise.testing.lists import numpy_rr_ap  # noqa: E402
@@ -92,8 +103,9 @@ warnings.filterwarnings("ignore", message="unsafe cast from uint64 to int64")
 ALIASES = {"influence": "w1", "trec": "w2", "link-prediction": "w3", "dense": "w4", "scale": "w5",
            "stats": "w6", "compare": "w6", "memory": "w7"}
 WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "files")
-# Run only when named: they need software "all" does not (a JVM, Spark, Dask) and take long.
-OPT_IN = ("engines",)
+# Run only when named: they need software "all" does not (a JVM, Spark, Dask; the recommender
+# libraries) and take long (recsys: several GB of arrays).
+OPT_IN = ("engines", "recsys")
 # A competitor whose first call takes longer than this runs in SLOW_ROUNDS rounds only.
 SLOW_SECONDS = 2.0
 SLOW_ROUNDS = 3
@@ -259,8 +271,12 @@ def report(title, impls, stats, input_bytes):
                         within))
 
 
-def run_case(title, impls, repeats, input_bytes):
+def run_case(title, impls, repeats, input_bytes, scale=None):
+    """``scale``: {name: factor} for implementations timed on a sample (their times multiplied up)."""
     stats, failures = measure(impls, repeats)
+    for name, factor in (scale or {}).items():
+        first, median, runs, peak = stats[name]
+        stats[name] = (first * factor, median * factor, runs, peak)
     checked = [i.name for i in impls if i.check is not None and i.role != "reference"]
     if failures:
         FAILURES.extend(failures)
@@ -1112,6 +1128,35 @@ def bench_files(args, thread_counts):
     FAILURES.extend(failures)
 
 
+def bench_recsys(args, thread_counts):
+    users, items, depth = args.recsys_users, args.recsys_items, args.recsys_depth
+    title = "recsys evaluate_topk"
+    print(f"\n== {title}: {users:,} users x {depth} recommended int32 ids against a CSR of about "
+          f"{args.recsys_held_out} held-out items per user ({items:,} items); {', '.join(recsys.METRICS)} "
+          f"(each peer first checked against rankwise under its convention=, on what it computes)")
+    recommended, held = recsys.make_lists(users, items, depth, args.recsys_held_out, args.seed)
+    impls, missing = recsys.evaluate_impls(Impl, args, recommended, held, thread_counts)
+    if missing:
+        print(f"not installed, not timed: {', '.join(missing)}")
+    factor = users / min(args.recsys_sample_users, users)
+    sampled = {i.name: factor for i in impls if "extrapolated" in i.name}
+    input_bytes = recommended.nbytes + held.indices.nbytes + held.indptr.nbytes
+    run_case(title, impls, args.repeats, input_bytes, sampled)
+    if sampled:
+        print("(extrapolated: the sample's times multiplied by users / sample; its memory is the sample's)")
+    if recsys.UNCHECKED:
+        print("VALUES NOT CHECKED (no such convention in this rankwise): " + "; ".join(recsys.UNCHECKED))
+    del recommended, held, impls
+    title = "recsys top_k"
+    print(f"\n== {title}: {args.topk_users:,} x {args.topk_items:,} float32 scores, "
+          f"{recsys.EXCLUDED_SHARE:.0%} of each row excluded through a CSR, k={args.topk_k}")
+    scores, exclude = recsys.make_scores(args.topk_users, args.topk_items, args.seed)
+    impls, missing = recsys.top_k_impls(Impl, args, scores, exclude, thread_counts, set_threads)
+    if missing:
+        print(f"not timed: {', '.join(missing)}")
+    run_case(title, impls, args.repeats, scores.nbytes + exclude.indices.nbytes + exclude.indptr.nbytes)
+
+
 def bench_engines(args, thread_counts):
     summary, failures = engines.bench_engines(args)
     ENGINES_SUMMARY.extend(summary)
@@ -1176,6 +1221,7 @@ def main(argv=None):
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     files.add_arguments(parser)
     engines.add_arguments(parser)
+    recsys.add_arguments(parser)
     parser.add_argument("--repeats", type=int, default=7, help="timed rounds (slow competitors: at most 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -1190,6 +1236,7 @@ def main(argv=None):
         args.stats_queries = 1_000
         args.memory_rows, args.memory_queries = 1_000_000, 1_000
         args.engine_rows = 1_000_000
+        args.recsys_users, args.topk_users = 100_000, 2_000
         args.repeats = min(args.repeats, 3)
     if args.candidates is not None:
         args.min_candidates = args.max_candidates = args.candidates
@@ -1207,7 +1254,7 @@ def main(argv=None):
         print(f"not installed, not timed: {', '.join(missing)} (pip install '.[bench]')")
     for workload, bench in (("w1", bench_w1), ("w2", bench_w2), ("w3", bench_w3), ("w4", bench_w4),
                             ("w5", bench_w5), ("w6", bench_w6), ("w7", bench_w7), ("files", bench_files),
-                            ("engines", bench_engines)):
+                            ("engines", bench_engines), ("recsys", bench_recsys)):
         if workload in chosen:
             bench(args, thread_counts)
             set_threads(cpus)
