@@ -80,6 +80,11 @@ def as_csr(matrix: Any, name: str, *, shape: tuple[int, int] | None = None, mask
     >>> csr.indptr.tolist(), csr.indices.tolist(), csr.data.tolist()
     ([0, 1, 2], [1, 0], [2.0, 1.0])
     """
+    canonical = _canonical_csr(matrix, mask) if is_sparse(matrix) else None
+    if canonical is not None:
+        if shape is not None and tuple(shape) != canonical.shape:
+            raise ValueError(f"{name} must have shape {tuple(shape)}, got {canonical.shape}")
+        return canonical
     if is_sparse(matrix):
         rows, cols, values, found = _coordinates(matrix, name)
     else:
@@ -107,6 +112,27 @@ def as_csr(matrix: Any, name: str, *, shape: tuple[int, int] | None = None, mask
     np.cumsum(np.bincount(rows, minlength=found[0]), out=indptr[1:])
     data = None if mask else np.ascontiguousarray(values, dtype=np.float64)
     return Csr(indptr, np.ascontiguousarray(cols, dtype=np.int64), data, found)
+
+
+def _canonical_csr(matrix: Any, mask: bool) -> Csr | None:
+    """A scipy CSR matrix already in canonical form (each row's columns sorted and unique, no
+    stored zero, labels finite and >= 0) as ``Csr``, its arrays read without a sort; None for
+    any other, which the general path checks. Going through coordinates made a mask of 1% of a
+    20,000 x 20,000 matrix cost top_k two thirds of one read of the scores."""
+    if getattr(matrix, "format", None) != "csr" or len(matrix.shape) != 2:
+        return None
+    values = matrix.data
+    if values.dtype.kind not in "biuf" or not matrix.has_canonical_format or not values.all():
+        return None
+    if not mask and not (np.all(values >= 0) and np.all(np.isfinite(values))):
+        return None
+    shape = (int(matrix.shape[0]), int(matrix.shape[1]))
+    indptr = np.array(matrix.indptr, dtype=np.int64)
+    # int64 indices are shared with the caller's matrix, read-only (not copied: 32 MB for 4M).
+    indices = np.ascontiguousarray(matrix.indices[:indptr[-1]], dtype=np.int64).view()
+    indices.flags.writeable = False
+    data = None if mask else np.array(values, dtype=np.float64)
+    return Csr(indptr, indices, data, shape)
 
 
 def _coordinates(matrix: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, tuple[int, int]]:
