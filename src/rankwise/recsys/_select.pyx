@@ -25,110 +25,185 @@ from rankwise._core._typedefs cimport score_t
 cdef extern from *:
     """
     #include <math.h>
-    #define RANKWISE_PIECE 32
+    #include <stdint.h>
+    #define RANKWISE_PIECE 64
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    #define RW_GNU_X86 1
+    #include <immintrin.h>
+    #endif
     #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+    #define RW_SSE2 1
     #include <emmintrin.h>
-    /* maxps returns its second operand when either is NaN, so the running maximum skips
-       NaN; cmpunord of two vectors notes a NaN in either. */
-    static float rankwise_piece_f32(const float* s) {
-        __m128 a = _mm_loadu_ps(s), b = _mm_loadu_ps(s + 4), c = _mm_loadu_ps(s + 8),
-               d = _mm_loadu_ps(s + 12), m0 = _mm_set1_ps(-INFINITY), m1 = m0, bad;
-        int j;
-        m0 = _mm_max_ps(a, m0);
-        m1 = _mm_max_ps(b, m1);
-        bad = _mm_or_ps(_mm_cmpunord_ps(a, b), _mm_cmpunord_ps(c, d));
-        m0 = _mm_max_ps(c, m0);
-        m1 = _mm_max_ps(d, m1);
-        for (j = 16; j < RANKWISE_PIECE; j += 16) {
-            a = _mm_loadu_ps(s + j); b = _mm_loadu_ps(s + j + 4);
-            c = _mm_loadu_ps(s + j + 8); d = _mm_loadu_ps(s + j + 12);
-            m0 = _mm_max_ps(c, _mm_max_ps(a, m0));
-            m1 = _mm_max_ps(d, _mm_max_ps(b, m1));
-            bad = _mm_or_ps(bad, _mm_or_ps(_mm_cmpunord_ps(a, b), _mm_cmpunord_ps(c, d)));
-        }
-        if (_mm_movemask_ps(bad))
-            return NAN;
-        m0 = _mm_max_ps(m0, m1);
-        m0 = _mm_max_ps(m0, _mm_movehl_ps(m0, m0));
-        return _mm_cvtss_f32(_mm_max_ss(m0, _mm_shuffle_ps(m0, m0, 1)));
+    #endif
+
+    /* The highest of n >= 1 scores, NaN when one of them is NaN. */
+    #define RW_MAX_SCALAR(NAME, T) \
+    static double NAME(const T* s, int64_t n) { \
+        T r = -INFINITY; int64_t j; int bad = 0; \
+        for (j = 0; j < n; j++) { r = s[j] > r ? s[j] : r; bad |= s[j] != s[j]; } \
+        return bad ? NAN : (double)r; \
     }
-    static double rankwise_piece_f64(const double* s) {
-        __m128d a, b, m0 = _mm_set1_pd(-INFINITY), m1 = m0, bad = _mm_setzero_pd();
-        double lanes[2];
-        int j;
-        for (j = 0; j < RANKWISE_PIECE; j += 4) {
-            a = _mm_loadu_pd(s + j); b = _mm_loadu_pd(s + j + 2);
-            m0 = _mm_max_pd(a, m0);
-            m1 = _mm_max_pd(b, m1);
-            bad = _mm_or_pd(bad, _mm_cmpunord_pd(a, b));
-        }
-        if (_mm_movemask_pd(bad))
-            return NAN;
-        _mm_storeu_pd(lanes, _mm_max_pd(m0, m1));
-        return lanes[1] > lanes[0] ? lanes[1] : lanes[0];
+    /* The same with W lanes: two running maxima, n >= W read as windows of W, the last
+       overlapping the one before it. max(a, m) returns m when a is NaN, so the maxima skip
+       NaN; an unordered compare of two windows notes a NaN in either. */
+    #define RW_MAX_VEC(NAME, ATTR, T, V, W, LOAD, MAX, UNORD, OR, MASK, REDUCE, SMALL) \
+    ATTR static double NAME(const T* s, int64_t n) { \
+        V m0, m1, bad, a, b; int64_t j = 0; \
+        if (n < W) return SMALL(s, n); \
+        m0 = m1 = LOAD(s); bad = UNORD(m0, m0); \
+        for (; j + 2 * W <= n; j += 2 * W) { \
+            a = LOAD(s + j); b = LOAD(s + j + W); \
+            m0 = MAX(a, m0); m1 = MAX(b, m1); bad = OR(bad, UNORD(a, b)); \
+        } \
+        if (j < n) { \
+            a = LOAD(s + (j + W <= n ? j : n - W)); b = LOAD(s + n - W); \
+            m0 = MAX(a, m0); m1 = MAX(b, m1); bad = OR(bad, UNORD(a, b)); \
+        } \
+        return MASK(bad) ? NAN : REDUCE(MAX(m0, m1)); \
     }
     /* The offsets of the n scores at least t (above t when strict), ascending, into hits;
-       how many. Four (two) compared at once: a piece holds few such scores. */
-    static int rankwise_at_least_f32(const float* s, int n, float t, int strict, int* hits) {
-        __m128 tv = _mm_set1_ps(t), v;
-        int j = 0, h = 0, l, mask;
-        for (; j + 4 <= n; j += 4) {
-            v = _mm_loadu_ps(s + j);
-            mask = _mm_movemask_ps(strict ? _mm_cmpgt_ps(v, tv) : _mm_cmpge_ps(v, tv));
-            for (l = 0; mask; l++, mask >>= 1)
-                if (mask & 1) hits[h++] = j + l;
-        }
-        for (; j < n; j++)
-            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
-        return h;
+       how many. */
+    #define RW_AT_LEAST_SCALAR(NAME, T) \
+    static int NAME(const T* s, int n, T t, int strict, int* hits) { \
+        int j, h = 0; \
+        for (j = 0; j < n; j++) \
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j; \
+        return h; \
     }
-    static int rankwise_at_least_f64(const double* s, int n, double t, int strict, int* hits) {
-        __m128d tv = _mm_set1_pd(t), v;
-        int j = 0, h = 0, l, mask;
-        for (; j + 2 <= n; j += 2) {
-            v = _mm_loadu_pd(s + j);
-            mask = _mm_movemask_pd(strict ? _mm_cmpgt_pd(v, tv) : _mm_cmpge_pd(v, tv));
-            for (l = 0; mask; l++, mask >>= 1)
-                if (mask & 1) hits[h++] = j + l;
-        }
-        for (; j < n; j++)
-            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
-        return h;
-    }
+    /* Two windows of W compared at once: a piece holds few such scores. */
+    #ifdef RW_GNU_X86
+    #define RW_EMIT(mask, j) \
+        for (; mask; mask &= mask - 1) hits[h++] = j + __builtin_ctz(mask);
     #else
-    static float rankwise_piece_f32(const float* s) {
-        float r = -INFINITY;
-        int j, bad = 0;
-        for (j = 0; j < RANKWISE_PIECE; j++) { r = s[j] > r ? s[j] : r; bad |= s[j] != s[j]; }
-        return bad ? NAN : r;
-    }
-    static double rankwise_piece_f64(const double* s) {
-        double r = -INFINITY;
-        int j, bad = 0;
-        for (j = 0; j < RANKWISE_PIECE; j++) { r = s[j] > r ? s[j] : r; bad |= s[j] != s[j]; }
-        return bad ? NAN : r;
-    }
-    static int rankwise_at_least_f32(const float* s, int n, float t, int strict, int* hits) {
-        int j, h = 0;
-        for (j = 0; j < n; j++)
-            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
-        return h;
-    }
-    static int rankwise_at_least_f64(const double* s, int n, double t, int strict, int* hits) {
-        int j, h = 0;
-        for (j = 0; j < n; j++)
-            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j;
-        return h;
-    }
+    #define RW_EMIT(mask, j) \
+        { int l; for (l = 0; mask; l++, mask >>= 1) if (mask & 1) hits[h++] = j + l; }
     #endif
+    #define RW_AT_LEAST_VEC(NAME, ATTR, T, V, W, LOAD, SET1, GT, GE, MASK) \
+    ATTR static int NAME(const T* s, int n, T t, int strict, int* hits) { \
+        V tv = SET1(t), a, b; int j = 0, h = 0, mask; \
+        for (; j + 2 * W <= n; j += 2 * W) { \
+            a = LOAD(s + j); b = LOAD(s + j + W); \
+            mask = strict ? MASK(GT(a, tv)) | (MASK(GT(b, tv)) << W) \
+                          : MASK(GE(a, tv)) | (MASK(GE(b, tv)) << W); \
+            RW_EMIT(mask, j); \
+        } \
+        for (; j < n; j++) \
+            if (strict ? s[j] > t : s[j] >= t) hits[h++] = j; \
+        return h; \
+    }
+    /* Items start:stop (no excluded one among them) as pieces after the m found: their
+       maxima and bounds; the new count of pieces. A run shorter than 2 * PIECE is one
+       piece; a longer one is cut every PIECE items, the remainder joining the last piece. */
+    #define RW_CUT(NAME, ATTR, T, MAXFN) \
+    ATTR static int64_t NAME(const T* s, int64_t start, int64_t stop, int64_t m, \
+                             double* maxima, int64_t* bounds) { \
+        int64_t end; \
+        while (start < stop) { \
+            end = stop - start < 2 * RANKWISE_PIECE ? stop : start + RANKWISE_PIECE; \
+            maxima[m] = MAXFN(s + start, end - start); \
+            bounds[2 * m] = start; bounds[2 * m + 1] = end; \
+            m++; start = end; \
+        } \
+        return m; \
+    }
+
+    RW_MAX_SCALAR(rw_max_f32_plain, float)
+    RW_MAX_SCALAR(rw_max_f64_plain, double)
+
+    #ifdef RW_SSE2
+    static double rw_reduce_f32_sse2(__m128 m) {
+        m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+        return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+    }
+    static double rw_reduce_f64_sse2(__m128d m) {
+        return _mm_cvtsd_f64(_mm_max_sd(m, _mm_unpackhi_pd(m, m)));
+    }
+    RW_MAX_VEC(rw_max_f32_sse2, , float, __m128, 4, _mm_loadu_ps, _mm_max_ps, _mm_cmpunord_ps, _mm_or_ps,
+               _mm_movemask_ps, rw_reduce_f32_sse2, rw_max_f32_plain)
+    RW_MAX_VEC(rw_max_f64_sse2, , double, __m128d, 2, _mm_loadu_pd, _mm_max_pd, _mm_cmpunord_pd, _mm_or_pd,
+               _mm_movemask_pd, rw_reduce_f64_sse2, rw_max_f64_plain)
+    RW_AT_LEAST_VEC(rw_at_least_f32_sse2, , float, __m128, 4, _mm_loadu_ps, _mm_set1_ps, _mm_cmpgt_ps,
+                    _mm_cmpge_ps, _mm_movemask_ps)
+    RW_AT_LEAST_VEC(rw_at_least_f64_sse2, , double, __m128d, 2, _mm_loadu_pd, _mm_set1_pd, _mm_cmpgt_pd,
+                    _mm_cmpge_pd, _mm_movemask_pd)
+    #define RW_BASE_MAX_F32 rw_max_f32_sse2
+    #define RW_BASE_MAX_F64 rw_max_f64_sse2
+    #define RW_BASE_AT_LEAST_F32 rw_at_least_f32_sse2
+    #define RW_BASE_AT_LEAST_F64 rw_at_least_f64_sse2
+    #else
+    RW_AT_LEAST_SCALAR(rw_at_least_f32_plain, float)
+    RW_AT_LEAST_SCALAR(rw_at_least_f64_plain, double)
+    #define RW_BASE_MAX_F32 rw_max_f32_plain
+    #define RW_BASE_MAX_F64 rw_max_f64_plain
+    #define RW_BASE_AT_LEAST_F32 rw_at_least_f32_plain
+    #define RW_BASE_AT_LEAST_F64 rw_at_least_f64_plain
+    #endif
+    RW_CUT(rw_cut_f32_base, , float, RW_BASE_MAX_F32)
+    RW_CUT(rw_cut_f64_base, , double, RW_BASE_MAX_F64)
+
+    #ifdef RW_GNU_X86
+    /* AVX2 versions, compiled for that target alone and chosen at run time: the wheels are
+       built for every x86-64, and a row is read at the speed of memory only with 256 bits. */
+    #define RW_AVX2 __attribute__((target("avx2")))
+    #define RW_GT_PS(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OQ)
+    #define RW_GE_PS(a, b) _mm256_cmp_ps(a, b, _CMP_GE_OQ)
+    #define RW_UNORD_PS(a, b) _mm256_cmp_ps(a, b, _CMP_UNORD_Q)
+    #define RW_GT_PD(a, b) _mm256_cmp_pd(a, b, _CMP_GT_OQ)
+    #define RW_GE_PD(a, b) _mm256_cmp_pd(a, b, _CMP_GE_OQ)
+    #define RW_UNORD_PD(a, b) _mm256_cmp_pd(a, b, _CMP_UNORD_Q)
+    RW_AVX2 static double rw_reduce_f32_avx2(__m256 m) {
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        return _mm_cvtss_f32(_mm_max_ss(h, _mm_shuffle_ps(h, h, 1)));
+    }
+    RW_AVX2 static double rw_reduce_f64_avx2(__m256d m) {
+        __m128d h = _mm_max_pd(_mm256_castpd256_pd128(m), _mm256_extractf128_pd(m, 1));
+        return _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
+    }
+    RW_MAX_VEC(rw_max_f32_avx2, RW_AVX2, float, __m256, 8, _mm256_loadu_ps, _mm256_max_ps, RW_UNORD_PS,
+               _mm256_or_ps, _mm256_movemask_ps, rw_reduce_f32_avx2, rw_max_f32_plain)
+    RW_MAX_VEC(rw_max_f64_avx2, RW_AVX2, double, __m256d, 4, _mm256_loadu_pd, _mm256_max_pd, RW_UNORD_PD,
+               _mm256_or_pd, _mm256_movemask_pd, rw_reduce_f64_avx2, rw_max_f64_plain)
+    RW_AT_LEAST_VEC(rw_at_least_f32_avx2, RW_AVX2, float, __m256, 8, _mm256_loadu_ps, _mm256_set1_ps, RW_GT_PS,
+                    RW_GE_PS, _mm256_movemask_ps)
+    RW_AT_LEAST_VEC(rw_at_least_f64_avx2, RW_AVX2, double, __m256d, 4, _mm256_loadu_pd, _mm256_set1_pd, RW_GT_PD,
+                    RW_GE_PD, _mm256_movemask_pd)
+    RW_CUT(rw_cut_f32_avx2, RW_AVX2, float, rw_max_f32_avx2)
+    RW_CUT(rw_cut_f64_avx2, RW_AVX2, double, rw_max_f64_avx2)
+    #endif
+
+    static int64_t (*rankwise_cut_f32)(const float*, int64_t, int64_t, int64_t, double*, int64_t*) =
+        rw_cut_f32_base;
+    static int64_t (*rankwise_cut_f64)(const double*, int64_t, int64_t, int64_t, double*, int64_t*) =
+        rw_cut_f64_base;
+    static int (*rankwise_at_least_f32)(const float*, int, float, int, int*) = RW_BASE_AT_LEAST_F32;
+    static int (*rankwise_at_least_f64)(const double*, int, double, int, int*) = RW_BASE_AT_LEAST_F64;
+
+    /* Once, at import: the widest vectors this CPU runs. */
+    static void rankwise_select_init(void) {
+    #ifdef RW_GNU_X86
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2")) {
+            rankwise_cut_f32 = rw_cut_f32_avx2;
+            rankwise_cut_f64 = rw_cut_f64_avx2;
+            rankwise_at_least_f32 = rw_at_least_f32_avx2;
+            rankwise_at_least_f64 = rw_at_least_f64_avx2;
+        }
+    #endif
+    }
     """
-    # The highest of PIECE scores, NaN when one of them is NaN.
-    float piece_f32 "rankwise_piece_f32"(const float* s) noexcept nogil
-    double piece_f64 "rankwise_piece_f64"(const double* s) noexcept nogil
+    # Items start:stop as pieces after the m found (maxima: NaN when the piece holds NaN).
+    Py_ssize_t cut_f32 "rankwise_cut_f32"(const float* s, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t m,
+                                          double* maxima, int64_t* bounds) noexcept nogil
+    Py_ssize_t cut_f64 "rankwise_cut_f64"(const double* s, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t m,
+                                          double* maxima, int64_t* bounds) noexcept nogil
     int at_least_f32 "rankwise_at_least_f32"(const float* s, int n, float t, int strict, int* hits) noexcept nogil
     int at_least_f64 "rankwise_at_least_f64"(const double* s, int n, double t, int strict,
                                              int* hits) noexcept nogil
+    void select_init "rankwise_select_init"() noexcept nogil
     enum: PIECE "RANKWISE_PIECE"
+
+select_init()
 
 # PIECE (items per piece): the pieces read twice number about k, so their items cost
 # k * PIECE steps per row; smaller pieces cost more maxima to select from.
@@ -248,49 +323,12 @@ cdef void finish(const score_t* s, int64_t* out, score_t* out_scores, Py_ssize_t
             out_scores[i] = s[out[i]] if i < row.count else <score_t>NAN
 
 
-cdef inline double tail_max(const score_t* s, Py_ssize_t n) noexcept nogil:
-    # The highest of n < PIECE scores, NaN when one of them is NaN.
-    cdef Py_ssize_t j
-    cdef double top = -INFINITY
-    cdef bint bad = False
-    for j in range(n):
-        top = s[j] if s[j] > top else top
-        bad |= s[j] != s[j]
-    return NAN if bad else top
-
-
-cdef inline double full_max(const score_t* s) noexcept nogil:
+cdef inline Py_ssize_t cut(const score_t* s, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t m,
+                           Scratch* ws) noexcept nogil:
     if score_t is float:
-        return piece_f32(s)
+        return cut_f32(s, start, stop, m, ws.maxima, ws.bounds)
     else:
-        return piece_f64(s)
-
-
-cdef Py_ssize_t cut(const score_t* s, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t m, Scratch* ws) noexcept nogil:
-    # Items start:stop (no excluded one among them) as pieces after the m found: their
-    # maxima and bounds. Returns the new count of pieces. A remainder shorter than PIECE
-    # joins the piece before it, whose maximum is then that of two overlapping windows of
-    # PIECE (vectorised), so only runs shorter than PIECE take the scalar loop.
-    cdef Py_ssize_t end
-    cdef double top, last
-    if stop - start < PIECE:
-        ws.maxima[m] = tail_max(s + start, stop - start)
-        ws.bounds[2 * m], ws.bounds[2 * m + 1] = start, stop
-        return m + 1
-    while start < stop:
-        end = start + PIECE if stop - start >= 2 * PIECE else stop
-        top = full_max(s + start)
-        if end - start > PIECE:
-            last = full_max(s + end - PIECE)
-            if last != last:
-                top = last
-            elif last > top:
-                top = last
-        ws.maxima[m] = top
-        ws.bounds[2 * m], ws.bounds[2 * m + 1] = start, end
-        m += 1
-        start = end
-    return m
+        return cut_f64(s, start, stop, m, ws.maxima, ws.bounds)
 
 
 cdef Py_ssize_t maxima_pass(const score_t* s, Py_ssize_t n_items, const int64_t* excluded,
