@@ -18,7 +18,7 @@ from libc.math cimport INFINITY, NAN
 from libc.stdint cimport int64_t, uint8_t
 from libc.string cimport memcpy
 
-from rankwise._core._sort cimport ranks_above, same_rank
+from rankwise._core._sort cimport Item, merge_sort, ranks_above, same_rank
 from rankwise._core._stop cimport POLL, flag_of, stopped
 from rankwise._core._typedefs cimport score_t
 
@@ -233,48 +233,48 @@ cdef struct Scratch:
     double* maxima      # per piece: its highest score, NaN when it holds NaN
     double* work        # per piece: the maxima, permuted by the selection of the k-th
     int64_t* bounds     # per piece: its first item and one past its last
-    int64_t* heap       # k pieces: the selection's fallback
-
-
-ctypedef fused key_t:
-    # What a heap orders by: the row's scores (item heap) or the pieces' maxima (piece heap).
-    float
-    double
+    # Scores beside their items (Item.key), so that a sift reads one place per level (an
+    # index into the row made each level wait for two dependent loads):
+    Item* heap          # k: the heap of the best items so far (and the selection's fallback)
+    Item* spare         # k: the merge sort's other buffer
 
 
 cdef inline bint worse(double sa, int64_t a, double sb, int64_t b) noexcept nogil:
     # The heap's order: lower score, or equal and higher item id, is worse; NaN lowest.
-    if same_rank(sa, sb):
-        return a > b
-    return ranks_above(sb, sa)
+    # Without a branch (same_rank and ranks_above, spelled out with & and |): which child
+    # a sift follows is a coin toss on random scores, and mispredicted branches made the
+    # heap cost a third of the selection.
+    cdef bint nan_a = sa != sa, nan_b = sb != sb
+    cdef bint same = (sa == sb) | (nan_a & nan_b)
+    return (same & (a > b)) | (~same & ((sb > sa) | (nan_a & ~nan_b)))
 
 
-cdef void sift_down(const key_t* s, int64_t* heap, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+cdef void sift_down(Item* heap, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
     cdef Py_ssize_t child
-    cdef int64_t top = heap[i]
+    cdef Item top = heap[i]
     while True:
         child = 2 * i + 1
         if child >= n:
             break
-        if child + 1 < n and worse(s[heap[child + 1]], heap[child + 1], s[heap[child]], heap[child]):
-            child += 1
-        if not worse(s[heap[child]], heap[child], s[top], top):
+        if child + 1 < n:
+            child += worse(heap[child + 1].score, heap[child + 1].key, heap[child].score, heap[child].key)
+        if not worse(heap[child].score, heap[child].key, top.score, top.key):
             break
         heap[i] = heap[child]
         i = child
     heap[i] = top
 
 
-cdef void sift_up(const key_t* s, int64_t* heap, Py_ssize_t i) noexcept nogil:
+cdef void sift_up(Item* heap, Py_ssize_t i) noexcept nogil:
     cdef Py_ssize_t parent
-    cdef int64_t item = heap[i]
+    cdef Item entry = heap[i]
     while i > 0:
         parent = (i - 1) >> 1
-        if not worse(s[item], item, s[heap[parent]], heap[parent]):
+        if not worse(entry.score, entry.key, heap[parent].score, heap[parent].key):
             break
         heap[i] = heap[parent]
         i = parent
-    heap[i] = item
+    heap[i] = entry
 
 
 cdef inline void leave_out(Row* row, double score) noexcept nogil:
@@ -283,44 +283,44 @@ cdef inline void leave_out(Row* row, double score) noexcept nogil:
         row.left_any = True
 
 
-cdef bint offer(const score_t* s, int64_t* heap, Py_ssize_t j, const Options* opt, Row* row) noexcept nogil:
+cdef bint offer(const score_t* s, Item* heap, Py_ssize_t j, const Options* opt, Row* row) noexcept nogil:
     # Item j, after every item of the row before it; False when it ends the row (a NaN reported).
     cdef double x = s[j]
     if x != x and not opt.nan_last:
         row.problem, row.problem_column = NAN_FOUND, j
         return False
     if row.count < opt.k:
-        heap[row.count] = j
-        sift_up(s, heap, row.count)
+        heap[row.count].score, heap[row.count].key = x, j
+        sift_up(heap, row.count)
         row.count += 1
-    elif ranks_above(x, s[heap[0]]):
+    elif ranks_above(x, heap[0].score):
         if opt.watch_ties:
-            leave_out(row, s[heap[0]])
-        heap[0] = j
-        sift_down(s, heap, opt.k, 0)
+            leave_out(row, heap[0].score)
+        heap[0].score, heap[0].key = x, j
+        sift_down(heap, opt.k, 0)
     elif opt.watch_ties:
         leave_out(row, x)
     return True
 
 
-cdef void finish(const score_t* s, int64_t* out, score_t* out_scores, Py_ssize_t width,
-                 const Options* opt, Row* row) noexcept nogil:
-    # Sorts the heap best first (each step moves the root, the worst, behind the heap), pads.
-    cdef Py_ssize_t n = row.count, i
-    cdef int64_t worst
-    if opt.watch_ties and n == opt.k and row.left_any and same_rank(row.left_best, s[out[0]]):
-        row.problem, row.problem_column = TIE_CUT, out[0]
-    while n > 1:
-        n -= 1
-        worst = out[0]
-        out[0] = out[n]
-        out[n] = worst
-        sift_down(s, out, n, 0)
-    for i in range(row.count, width):
-        out[i] = -1
+cdef bint ranks_first(const void* unused, const Item* a, const Item* b) noexcept nogil:
+    return worse(b.score, b.key, a.score, a.key)
+
+
+cdef void finish(Scratch* ws, int64_t* out, score_t* out_scores, Py_ssize_t width, const Options* opt,
+                 Row* row, const uint8_t* flag) noexcept nogil:
+    # The heap sorted best first into the output row, padded. A merge sort: a heapsort's
+    # sifts wait at every level for the comparison before, and cost four times as much.
+    cdef Py_ssize_t i
+    cdef Item* heap = ws.heap
+    if opt.watch_ties and row.count == opt.k and row.left_any and same_rank(row.left_best, heap[0].score):
+        row.problem, row.problem_column = TIE_CUT, heap[0].key
+    merge_sort(heap, ws.spare, row.count, ranks_first, NULL, flag)
+    for i in range(width):
+        out[i] = heap[i].key if i < row.count else -1
     if out_scores != NULL:
         for i in range(width):
-            out_scores[i] = s[out[i]] if i < row.count else <score_t>NAN
+            out_scores[i] = <score_t>heap[i].score if i < row.count else <score_t>NAN
 
 
 cdef inline Py_ssize_t cut(const score_t* s, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t m,
@@ -351,51 +351,55 @@ cdef Py_ssize_t maxima_pass(const score_t* s, Py_ssize_t n_items, const int64_t*
 
 
 cdef double kth_largest(const double* maxima, Py_ssize_t m, Py_ssize_t k, Scratch* ws) noexcept nogil:
-    # The k-th highest of m >= k maxima (no NaN): a quickselect (Hoare's partition, median of
-    # three) on a copy, or, when its steps exceed about twice log2(m) (adversarial orders),
-    # a heap of the k highest.
-    cdef double* a = ws.work
-    cdef Py_ssize_t lo = 0, hi = m - 1, i, j, target = k - 1, steps = 8
+    # The k-th highest of m >= k maxima (no NaN): a quickselect (median of three) whose
+    # partition takes no branch on the data (Hoare's mispredicted half of them on random
+    # maxima, costing as much as the first pass): each value is written to the front and to
+    # the back of the other half of ``work``, and only the end it belongs to advances. When
+    # its rounds exceed about twice log2(m) (adversarial orders), a heap of the k highest.
+    cdef double* src = ws.work
+    cdef double* dst = ws.work + m
+    cdef double* spare
+    cdef Py_ssize_t n = m, i, above, below, steps = 8
     cdef double pivot, x, y, z
-    memcpy(a, maxima, m * sizeof(double))
+    memcpy(src, maxima, m * sizeof(double))
     while (<size_t>1 << (steps // 2)) <= <size_t>m:
         steps += 2
-    while lo < hi:
+    while n > 1:
         steps -= 1
         if steps < 0:
             return kth_maximum(maxima, m, k, ws.heap)
-        x, y, z = a[lo], a[(lo + hi) >> 1], a[hi]
+        x, y, z = src[0], src[n >> 1], src[n - 1]
         pivot = max(min(x, y), min(max(x, y), z))
-        i, j = lo, hi
-        while i <= j:
-            while a[i] > pivot:
-                i += 1
-            while a[j] < pivot:
-                j -= 1
-            if i <= j:
-                a[i], a[j] = a[j], a[i]
-                i += 1
-                j -= 1
-        if target <= j:
-            hi = j
-        elif target >= i:
-            lo = i
+        above, below = 0, n - 1
+        for i in range(n):
+            x = src[i]
+            dst[above] = x
+            above += x > pivot
+            dst[below] = x
+            below -= x < pivot
+        # dst[:above] > pivot, dst[below + 1:n] < pivot, the pivot's equals between.
+        spare = src
+        if k <= above:
+            src, n = dst, above
+        elif k <= below + 1:
+            return pivot
         else:
-            break
-    return a[target]
+            src, n, k = dst + below + 1, n - 1 - below, k - below - 1
+        dst = spare
+    return src[0]
 
 
-cdef double kth_maximum(const double* maxima, Py_ssize_t m, Py_ssize_t k, int64_t* heap) noexcept nogil:
+cdef double kth_maximum(const double* maxima, Py_ssize_t m, Py_ssize_t k, Item* heap) noexcept nogil:
     # The k-th highest of m >= k maxima: a heap of the k highest, its root the k-th.
     cdef Py_ssize_t p
     for p in range(k):
-        heap[p] = p
-        sift_up(maxima, heap, p)
+        heap[p].score, heap[p].key = maxima[p], p
+        sift_up(heap, p)
     for p in range(k, m):
-        if maxima[p] > maxima[heap[0]]:
-            heap[0] = p
-            sift_down(maxima, heap, k, 0)
-    return maxima[heap[0]]
+        if maxima[p] > heap[0].score:
+            heap[0].score, heap[0].key = maxima[p], p
+            sift_down(heap, k, 0)
+    return heap[0].score
 
 
 cdef bint first_nan(const score_t* s, const Scratch* ws, Py_ssize_t m, Row* row) noexcept nogil:
@@ -417,7 +421,7 @@ cdef inline int at_least(const score_t* s, Py_ssize_t n, score_t t, bint strict,
         return at_least_f64(s, <int>n, t, strict, hits)
 
 
-cdef bint offer_hits(const score_t* s, Py_ssize_t start, const int* hits, int n_hits, int64_t* heap,
+cdef bint offer_hits(const score_t* s, Py_ssize_t start, const int* hits, int n_hits, Item* heap,
                      const Options* opt, Row* row) noexcept nogil:
     # Items start + hits[h] (ascending) through the heap; False when a NaN ended the row.
     cdef int h
@@ -427,7 +431,7 @@ cdef bint offer_hits(const score_t* s, Py_ssize_t start, const int* hits, int n_
     return True
 
 
-cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, bint floored, double floor, int64_t* heap,
+cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, bint floored, double floor, Item* heap,
                const Options* opt, Row* row, const uint8_t* flag) noexcept nogil:
     # The row's items through the heap, skipping those that cannot enter: with ``floored``,
     # every piece whose maximum is below ``floor`` and every item below it; once the heap is
@@ -445,7 +449,7 @@ cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, bint floored, 
         if p % (POLL // PIECE) == 0 and p > 0 and stopped(flag):
             return False
         start, n = ws.bounds[2 * p], ws.bounds[2 * p + 1] - ws.bounds[2 * p]
-        if row.count < opt.k or s[heap[0]] != s[heap[0]]:
+        if row.count < opt.k or heap[0].score != heap[0].score:
             if floored:
                 if not offer_hits(s, start, hits, at_least(s + start, n, <score_t>floor, False, hits), heap, opt,
                                   row):
@@ -455,7 +459,7 @@ cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, bint floored, 
                 if not offer(s, heap, i, opt, row):
                     return False
             continue
-        root = s[heap[0]]
+        root = <score_t>heap[0].score
         if top < root or (top == root and not opt.watch_ties):
             continue
         # The root only rises as items enter: offer refuses those that fell below it.
@@ -483,9 +487,9 @@ cdef bint select_row(const score_t* s, Py_ssize_t n_items, const int64_t* exclud
     floored = not nan and m >= opt.k
     if floored:
         floor = kth_largest(ws.maxima, m, opt.k, ws)
-    if not take(s, ws, m, floored, floor, out, opt, row, flag):
+    if not take(s, ws, m, floored, floor, ws.heap, opt, row, flag):
         return False
-    finish(s, out, out_scores, opt.k, opt, row)
+    finish(ws, out, out_scores, opt.k, opt, row, flag)
     return True
 
 
@@ -500,8 +504,8 @@ def select_rows(const score_t[:, :] scores, tuple excluded, tuple options, Py_ss
     one element). Returns None, or (row, column, kind) of the first row whose selection
     raised a problem (kind 1: a NaN at column, nan_last off; 2: the k-th item, column,
     ties with one left out, watch_ties on); the rows after it are left undone. ``scratch``:
-    (maxima, work, bounds, heap): float64, float64 and int64 of :func:`pieces`, 2 * :func:`pieces`
-    entries, int64 of k; the chunk's own. Once
+    (maxima, work, bounds, heap): float64 of :func:`pieces` entries, float64 and int64 of
+    2 * :func:`pieces`, int64 of :func:`heap_words` (k); the chunk's own. Once
     ``stop`` is set, returns early, rows unfinished.
     """
     cdef const int64_t[::1] indptr = excluded[0]
@@ -515,16 +519,17 @@ def select_rows(const score_t[:, :] scores, tuple excluded, tuple options, Py_ss
     cdef double[::1] maxima = scratch[0]
     cdef double[::1] work = scratch[1]
     cdef int64_t[::1] bounds = scratch[2]
-    cdef int64_t[::1] heap = scratch[3]
+    cdef int64_t[::1] heap = scratch[3]  # viewed as 2 * k Items
     cdef Scratch ws
     opt.k, opt.nan_last, opt.watch_ties = out.shape[1], options[0], options[1]
     row.problem = FINE
     if opt.k == 0:
         return None
-    if (min(maxima.shape[0], work.shape[0], bounds.shape[0] // 2) < pieces(n_items, indptr)
-            or heap.shape[0] < opt.k):
+    if (min(maxima.shape[0], work.shape[0] // 2, bounds.shape[0] // 2) < pieces(n_items, indptr)
+            or heap.shape[0] < heap_words(opt.k)):
         raise ValueError("scratch too small for the rows")
-    ws.maxima, ws.work, ws.bounds, ws.heap = &maxima[0], &work[0], &bounds[0], &heap[0]
+    ws.maxima, ws.work, ws.bounds, ws.heap = &maxima[0], &work[0], &bounds[0], <Item*>&heap[0]
+    ws.spare = ws.heap + opt.k
     with nogil:
         for q in range(q_start, q_stop):
             if stopped(flag):
@@ -548,3 +553,8 @@ def pieces(Py_ssize_t n_items, const int64_t[::1] indptr):
     for q in range(indptr.shape[0] - 1):
         most = max(most, indptr[q + 1] - indptr[q])
     return n_items // PIECE + most + 1
+
+
+def heap_words(Py_ssize_t k):
+    """The int64 words of scratch the heap of ``k`` items and its sort take."""
+    return 2 * k * (sizeof(Item) // sizeof(int64_t))

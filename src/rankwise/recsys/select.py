@@ -8,7 +8,7 @@ import numpy as np
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.sparse import as_csr, dense_scores, is_sparse
 from .._core.validation import as_array, check_choice, check_flag, nan_scores_message
-from ._select import pieces, select_rows
+from ._select import heap_words, pieces, select_rows
 
 __all__ = ["top_k"]
 
@@ -90,8 +90,8 @@ def top_k(y_score: Any, k: int, *, exclude: Any = None, ties: str = "stable", na
     n_pieces = pieces(n_items, excluded[0])
 
     def task(start: int, end: int, stop: np.ndarray) -> None:
-        scratch = (np.empty(n_pieces), np.empty(n_pieces), np.empty(2 * n_pieces, dtype=np.int64),
-                   np.empty(width, dtype=np.int64))
+        scratch = (np.empty(n_pieces), np.empty(2 * n_pieces), np.empty(2 * n_pieces, dtype=np.int64),
+                   np.empty(heap_words(width), dtype=np.int64))
         problem = select_rows(matrix, excluded, (nan_last, watch_ties), start, end, out, out_scores, scratch,
                               stop)
         if problem is not None:
