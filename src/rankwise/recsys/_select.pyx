@@ -15,10 +15,10 @@ until it is full, then (as every row) skips the pieces whose maximum is below it
 short row is padded with -1.
 """
 from libc.math cimport INFINITY, NAN
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from rankwise._core._sort cimport Item, merge_sort, ranks_above, same_rank
+from rankwise._core._sort cimport Item, Keyed, merge_sort, radix_sort, ranks_above, same_rank
 from rankwise._core._stop cimport POLL, flag_of, stopped
 from rankwise._core._typedefs cimport score_t
 
@@ -70,7 +70,8 @@ cdef extern from *:
             if (strict ? s[j] > t : s[j] >= t) hits[h++] = j; \
         return h; \
     }
-    /* Two windows of W compared at once: a piece holds few such scores. */
+    /* Two windows of W compared at once (a piece holds few such scores), the rest as one
+       window and one overlapping the end; only a piece shorter than W is read one by one. */
     #ifdef RW_GNU_X86
     #define RW_EMIT(mask, j) \
         for (; mask; mask &= mask - 1) hits[h++] = j + __builtin_ctz(mask);
@@ -86,6 +87,19 @@ cdef extern from *:
             mask = strict ? MASK(GT(a, tv)) | (MASK(GT(b, tv)) << W) \
                           : MASK(GE(a, tv)) | (MASK(GE(b, tv)) << W); \
             RW_EMIT(mask, j); \
+        } \
+        if (j + W <= n) { \
+            a = LOAD(s + j); \
+            mask = strict ? MASK(GT(a, tv)) : MASK(GE(a, tv)); \
+            RW_EMIT(mask, j); \
+            j += W; \
+        } \
+        if (j < n && n >= W) { \
+            /* The last W scores, less those already compared. */ \
+            a = LOAD(s + n - W); \
+            mask = (strict ? MASK(GT(a, tv)) : MASK(GE(a, tv))) >> (j - (n - W)); \
+            RW_EMIT(mask, j); \
+            j = n; \
         } \
         for (; j < n; j++) \
             if (strict ? s[j] > t : s[j] >= t) hits[h++] = j; \
@@ -237,6 +251,7 @@ cdef struct Scratch:
     # index into the row made each level wait for two dependent loads):
     Item* heap          # k: the heap of the best items so far (and the selection's fallback)
     Item* spare         # k: the merge sort's other buffer
+    Keyed* found        # 2 * n_items, over heap and spare: a floored row's candidates, and the sort's other buffer
 
 
 cdef inline bint worse(double sa, int64_t a, double sb, int64_t b) noexcept nogil:
@@ -335,7 +350,7 @@ cdef Py_ssize_t maxima_pass(const score_t* s, Py_ssize_t n_items, const int64_t*
                             Py_ssize_t n_excluded, Scratch* ws, const uint8_t* flag) noexcept nogil:
     # The pieces of the row (segments between excluded items, cut every PIECE items): how
     # many; -1 once stopped.
-    cdef Py_ssize_t e, start = 0, stop, end, m = 0
+    cdef Py_ssize_t e, start = 0, stop, end, m = 0, unpolled = 0
     for e in range(n_excluded + 1):
         stop = excluded[e] if e < n_excluded else n_items
         while start < stop:
@@ -343,9 +358,13 @@ cdef Py_ssize_t maxima_pass(const score_t* s, Py_ssize_t n_items, const int64_t*
             # lie depends on the data alone.
             end = min(start + POLL, stop)
             m = cut(s, start, end, m, ws)
+            unpolled += end - start
             start = end
-            if stopped(flag):
-                return -1
+            # Every POLL items, not every segment: a poll may read the clock.
+            if unpolled >= POLL:
+                unpolled = 0
+                if stopped(flag):
+                    return -1
         start = stop + 1
     return m
 
@@ -431,30 +450,21 @@ cdef bint offer_hits(const score_t* s, Py_ssize_t start, const int* hits, int n_
     return True
 
 
-cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, bint floored, double floor, Item* heap,
-               const Options* opt, Row* row, const uint8_t* flag) noexcept nogil:
-    # The row's items through the heap, skipping those that cannot enter: with ``floored``,
-    # every piece whose maximum is below ``floor`` and every item below it; once the heap is
-    # full, those below its root (or equal, unless ties are watched; NaN never enters a
-    # heap whose root is a number). Without ``floored``, while the heap is not full, every
-    # item is offered, NaN included. False when stopped or a NaN ended the row.
+cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, Item* heap, const Options* opt, Row* row,
+               const uint8_t* flag) noexcept nogil:
+    # The row's items through the heap: every one (NaN included) while it is not full, then
+    # skipping those below its root (or equal, unless ties are watched; NaN never enters a
+    # heap whose root is a number). False when stopped or a NaN ended the row.
     cdef Py_ssize_t i, p, start, n
     cdef int hits[2 * PIECE]
     cdef score_t root
     cdef double top
     for p in range(m):
         top = ws.maxima[p]
-        if floored and top < floor:
-            continue
         if p % (POLL // PIECE) == 0 and p > 0 and stopped(flag):
             return False
         start, n = ws.bounds[2 * p], ws.bounds[2 * p + 1] - ws.bounds[2 * p]
         if row.count < opt.k or heap[0].score != heap[0].score:
-            if floored:
-                if not offer_hits(s, start, hits, at_least(s + start, n, <score_t>floor, False, hits), heap, opt,
-                                  row):
-                    return False
-                continue
             for i in range(start, start + n):
                 if not offer(s, heap, i, opt, row):
                     return False
@@ -468,13 +478,63 @@ cdef bint take(const score_t* s, const Scratch* ws, Py_ssize_t m, bint floored, 
     return True
 
 
+cdef inline uint64_t descending(score_t x) noexcept nogil:
+    # A key whose ascending order is x's descending order (x a number; -0.0 as 0.0): the
+    # sign bit set for positive x, the other bits flipped for them, kept for negative ones.
+    cdef uint32_t u32
+    cdef uint64_t u64
+    x += 0.0
+    if score_t is float:
+        memcpy(&u32, &x, 4)
+        return u32 ^ (((u32 >> 31) - 1) & 0x7FFFFFFFu)
+    else:
+        memcpy(&u64, &x, 8)
+        return u64 ^ (((u64 >> 63) - 1) & 0x7FFFFFFFFFFFFFFFu)
+
+
+cdef Py_ssize_t gather(const score_t* s, const Scratch* ws, Py_ssize_t m, double floor,
+                       const uint8_t* flag) noexcept nogil:
+    # Every item of the row at least ``floor`` into ws.found, in column order, keyed by
+    # score, descending: how many (k at least, since k pieces reach the floor); -1 once stopped.
+    cdef Py_ssize_t p, start, n_found = 0
+    cdef int h, n_hits
+    cdef int hits[2 * PIECE]
+    for p in range(m):
+        if ws.maxima[p] < floor:
+            continue
+        if p % (POLL // PIECE) == 0 and p > 0 and stopped(flag):
+            return -1
+        start = ws.bounds[2 * p]
+        n_hits = at_least(s + start, ws.bounds[2 * p + 1] - start, <score_t>floor, False, hits)
+        for h in range(n_hits):
+            ws.found[n_found].key = descending(s[start + hits[h]])
+            ws.found[n_found].index = start + hits[h]
+            n_found += 1
+    return n_found
+
+
+cdef void floored_row(const score_t* s, Py_ssize_t n_found, int64_t* out, score_t* out_scores,
+                      const Options* opt, Row* row, Scratch* ws) noexcept nogil:
+    # The k best of a row without NaN whose k pieces reach the floor: its items at least the
+    # floor sorted by score (stable: lower ids first among equal scores), the first k taken.
+    # The k-th ties with an item left out exactly when it ties with the next one.
+    cdef Keyed* ranked = radix_sort(ws.found, ws.found + n_found, n_found, sizeof(score_t))
+    cdef Py_ssize_t i
+    if opt.watch_ties and n_found > opt.k and ranked[opt.k].key == ranked[opt.k - 1].key:
+        row.problem, row.problem_column = TIE_CUT, ranked[opt.k - 1].index
+    for i in range(opt.k):
+        out[i] = ranked[i].index
+    if out_scores != NULL:
+        for i in range(opt.k):
+            out_scores[i] = s[ranked[i].index]
+
+
 cdef bint select_row(const score_t* s, Py_ssize_t n_items, const int64_t* excluded, Py_ssize_t n_excluded,
                      int64_t* out, score_t* out_scores, const Options* opt, Row* row, Scratch* ws,
                      const uint8_t* flag) noexcept nogil:
     # One row; False when stopped or a NaN ended it.
-    cdef Py_ssize_t m, p
-    cdef bint nan = False, floored
-    cdef double floor = -INFINITY
+    cdef Py_ssize_t m, p, n_found
+    cdef bint nan = False
     row.count, row.left_any, row.left_best, row.problem = 0, False, 0.0, FINE
     m = maxima_pass(s, n_items, excluded, n_excluded, ws, flag)
     if m < 0:
@@ -484,10 +544,12 @@ cdef bint select_row(const score_t* s, Py_ssize_t n_items, const int64_t* exclud
     if nan and not opt.nan_last:
         return first_nan(s, ws, m, row)
     # Under nan="last" a row with NaN may have fewer than k numbers: NaN then enters.
-    floored = not nan and m >= opt.k
-    if floored:
-        floor = kth_largest(ws.maxima, m, opt.k, ws)
-    if not take(s, ws, m, floored, floor, ws.heap, opt, row, flag):
+    if not nan and m >= opt.k:
+        n_found = gather(s, ws, m, kth_largest(ws.maxima, m, opt.k, ws), flag)
+        if n_found >= 0:
+            floored_row(s, n_found, out, out_scores, opt, row, ws)
+        return n_found >= 0
+    if not take(s, ws, m, ws.heap, opt, row, flag):
         return False
     finish(ws, out, out_scores, opt.k, opt, row, flag)
     return True
@@ -526,10 +588,10 @@ def select_rows(const score_t[:, :] scores, tuple excluded, tuple options, Py_ss
     if opt.k == 0:
         return None
     if (min(maxima.shape[0], work.shape[0] // 2, bounds.shape[0] // 2) < pieces(n_items, indptr)
-            or heap.shape[0] < heap_words(opt.k)):
+            or heap.shape[0] < heap_words(opt.k, n_items)):
         raise ValueError("scratch too small for the rows")
     ws.maxima, ws.work, ws.bounds, ws.heap = &maxima[0], &work[0], &bounds[0], <Item*>&heap[0]
-    ws.spare = ws.heap + opt.k
+    ws.spare, ws.found = ws.heap + opt.k, <Keyed*>&heap[0]
     with nogil:
         for q in range(q_start, q_stop):
             if stopped(flag):
@@ -555,6 +617,7 @@ def pieces(Py_ssize_t n_items, const int64_t[::1] indptr):
     return n_items // PIECE + most + 1
 
 
-def heap_words(Py_ssize_t k):
-    """The int64 words of scratch the heap of ``k`` items and its sort take."""
-    return 2 * k * (sizeof(Item) // sizeof(int64_t))
+def heap_words(Py_ssize_t k, Py_ssize_t n_items):
+    """The int64 words of scratch the heap of ``k`` items and its sort take, or (the same
+    memory) a row's candidates and their sort."""
+    return max(2 * k * (sizeof(Item) // sizeof(int64_t)), 2 * n_items * (sizeof(Keyed) // sizeof(int64_t)))

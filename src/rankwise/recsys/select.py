@@ -91,7 +91,7 @@ def top_k(y_score: Any, k: int, *, exclude: Any = None, ties: str = "stable", na
 
     def task(start: int, end: int, stop: np.ndarray) -> None:
         scratch = (np.empty(n_pieces), np.empty(2 * n_pieces), np.empty(2 * n_pieces, dtype=np.int64),
-                   np.empty(heap_words(width), dtype=np.int64))
+                   np.empty(heap_words(width, n_items), dtype=np.int64))
         problem = select_rows(matrix, excluded, (nan_last, watch_ties), start, end, out, out_scores, scratch,
                               stop)
         if problem is not None:
