@@ -1,9 +1,11 @@
 """The one sort of the kernels: record types, their orders, and the algorithms.
 
-Two algorithms, each written once: an introsort of scored rows under the rank order
-(``sort_items``, unstable, made deterministic by unique keys) and a stable merge sort
+Three algorithms, each written once: an introsort of scored rows under the rank order
+(``sort_items``, unstable, made deterministic by unique keys), a stable merge sort
 generic over the record type (``merge_sort``), which a domain calls with its own
-comparison where stability matters or comparisons are dear (it makes fewer). The generic
+comparison where stability matters or comparisons are dear (it makes fewer), and a stable
+radix sort of ``Keyed`` records by their keys alone (``radix_sort``), for a domain that
+can put its whole order into a key (top_k: a score's bits). The generic
 pieces are inline and take the comparison as a function pointer, so each module that calls
 them compiles its own copy with the comparison inlined (the pointer is a constant there);
 ``merge_sort_items`` is the one copy for Items compiled here, out of the caller's code.

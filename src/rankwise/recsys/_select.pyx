@@ -1,18 +1,20 @@
 """The k highest scores of each row of a (users x items) matrix, without sorting the row.
 
 A row's candidates are its items between its excluded ones (sorted CSR columns): segments,
-cut into pieces of at most PIECE items. The first pass reads the row once, vectorised, for
-each piece's highest score (SSE2 where the compiler has it: gcc vectorises no float max
-without -ffast-math). The k-th highest of these maxima, ``floor``, is at most the k-th best
-score of the row (k pieces hold an item at least that high), so only items >= floor can be
-returned or tie with the k-th, and only the pieces whose maximum reaches it are read again
-(at least k pieces, still in cache). Their items go through a min-heap of the k best so far,
-kept in the row of the output itself (item ids; scores read back from the row), its root
-the worst of them. Items arrive in column order, so an item tying with the root comes after
-it and is worse (ties go to the lower item id, as a stable sort by descending score). A row
-with fewer than k pieces, or holding NaN under nan="last", offers every item to the heap
-until it is full, then (as every row) skips the pieces whose maximum is below its root. Finally the heap is sorted in place (heapsort: no memory beyond the output) and a
-short row is padded with -1.
+cut into pieces of PIECE items (a shorter remainder joins the piece before it). The first
+pass reads the row once, vectorised, for each piece's highest score: AVX2 where the CPU has
+it (chosen at import: the wheels are built for every x86-64), else SSE2, else scalar (gcc
+vectorises no float max without -ffast-math). The k-th highest of these maxima, ``floor``
+(a quickselect without data branches), is at most the k-th best score of the row (k pieces
+hold an item at least that high), so only items >= floor can be returned or tie with the
+k-th: only the pieces whose maximum reaches it are read again (still in cache), their items
+>= floor gathered in column order with a key ordering scores descending, and radix-sorted
+(stable: lower ids first among equal scores); the first k are the answer, and the k-th
+ties with an item left out exactly when it ties with the next. A row with fewer than k
+pieces, or holding NaN under nan="last", goes through a min-heap of the k best so far
+instead (its root the worst of them; items arrive in column order, so one tying with the
+root comes after it and is worse): every item while it is not full, then the pieces whose
+maximum reaches its root; the heap is then merge-sorted and a short row padded with -1.
 """
 from libc.math cimport INFINITY, NAN
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
@@ -193,17 +195,24 @@ cdef extern from *:
     static int (*rankwise_at_least_f32)(const float*, int, float, int, int*) = RW_BASE_AT_LEAST_F32;
     static int (*rankwise_at_least_f64)(const double*, int, double, int, int*) = RW_BASE_AT_LEAST_F64;
 
-    /* Once, at import: the widest vectors this CPU runs. */
-    static void rankwise_select_init(void) {
+    /* At import: the widest vectors this CPU runs (avx2 = 1), or the base ones (0, for the
+       tests of those); whether AVX2 is in use. */
+    static int rankwise_select_use(int avx2) {
+        rankwise_cut_f32 = rw_cut_f32_base;
+        rankwise_cut_f64 = rw_cut_f64_base;
+        rankwise_at_least_f32 = RW_BASE_AT_LEAST_F32;
+        rankwise_at_least_f64 = RW_BASE_AT_LEAST_F64;
     #ifdef RW_GNU_X86
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx2")) {
+        if (avx2 && __builtin_cpu_supports("avx2")) {
             rankwise_cut_f32 = rw_cut_f32_avx2;
             rankwise_cut_f64 = rw_cut_f64_avx2;
             rankwise_at_least_f32 = rw_at_least_f32_avx2;
             rankwise_at_least_f64 = rw_at_least_f64_avx2;
+            return 1;
         }
     #endif
+        return 0;
     }
     """
     # Items start:stop as pieces after the m found (maxima: NaN when the piece holds NaN).
@@ -214,10 +223,10 @@ cdef extern from *:
     int at_least_f32 "rankwise_at_least_f32"(const float* s, int n, float t, int strict, int* hits) noexcept nogil
     int at_least_f64 "rankwise_at_least_f64"(const double* s, int n, double t, int strict,
                                              int* hits) noexcept nogil
-    void select_init "rankwise_select_init"() noexcept nogil
+    int select_use "rankwise_select_use"(int avx2) noexcept nogil
     enum: PIECE "RANKWISE_PIECE"
 
-select_init()
+select_use(1)
 
 # PIECE (items per piece): the pieces read twice number about k, so their items cost
 # k * PIECE steps per row; smaller pieces cost more maxima to select from.
@@ -621,3 +630,10 @@ def heap_words(Py_ssize_t k, Py_ssize_t n_items):
     """The int64 words of scratch the heap of ``k`` items and its sort take, or (the same
     memory) a row's candidates and their sort."""
     return max(2 * k * (sizeof(Item) // sizeof(int64_t)), 2 * n_items * (sizeof(Keyed) // sizeof(int64_t)))
+
+
+def use_avx2(bint on):
+    """Run the AVX2 versions of the vectorised loops if ``on`` and the CPU has AVX2, else the
+    base ones (SSE2 or scalar), for every thread; whether AVX2 is now in use. For tests:
+    import chooses AVX2 where it can."""
+    return bool(select_use(on))

@@ -23,8 +23,9 @@ def top_k(y_score: Any, k: int, *, exclude: Any = None, ties: str = "stable", na
     """The ids of the ``k`` highest scores of each row, best first.
 
     No row is sorted: one vectorised read of each row finds the highest score of each
-    piece of 32 items; the k-th highest of those bounds the k-th best score from below,
-    so only the few pieces reaching it are read again (from cache) into a bounded heap.
+    piece of 64 items; the k-th highest of those bounds the k-th best score from below,
+    so only the few pieces reaching it are read again (from cache), and only their items
+    reaching it are sorted.
 
     Parameters
     ----------
