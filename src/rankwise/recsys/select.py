@@ -37,8 +37,8 @@ def top_k(y_score: Any, k: int, *, exclude: Any = None, ties: str = "stable", na
         How many items per row, >= 1. The output has ``min(k, n_items)`` columns.
     exclude : scipy.sparse matrix or bool array, shape (n_users, n_items), optional
         Items never returned (a user's training interactions): every stored non-zero entry
-        of a sparse matrix, or True in a boolean mask. Their scores are not read (a NaN
-        there is no error).
+        of a sparse matrix, or True in a boolean mask. Their scores never change
+        the result (a NaN there is no error).
     ties : {"stable", "raise"}
         ``"stable"``: among equal scores the lower item id ranks first, as
         ``np.argsort(-s, kind="stable")`` orders them. ``"raise"``: ValueError when the
