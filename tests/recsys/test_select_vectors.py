@@ -49,3 +49,17 @@ def test_base_loops_give_the_same(rng, base_loops, dtype, n_items):
         np.testing.assert_array_equal(rw.top_k(scores, k, exclude=exclude, nan="last"), expected[0])
     with pytest.raises(ValueError, match="row 2"):
         rw.top_k(scores[:3], 3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_excluded_items_holding_the_best_scores(rng, dtype):
+    # The excluded items are the highest of their pieces (the floor must step past them),
+    # some of them NaN (no error: an excluded score never matters).
+    scores = rng.random((20, 3000)).astype(dtype)
+    exclude = scores > np.linspace(0.9, 0.999, 20)[:, None]
+    scores[exclude & (rng.random(scores.shape) < 0.3)] = np.nan
+    for k in (1, 10, 50, 100, 400):
+        expected = ref.top_k(np.where(exclude, 0, scores).astype(np.float64).tolist(), k, exclude.tolist())
+        got = rw.top_k(scores, k, exclude=sp.csr_matrix(exclude), ties="raise")
+        np.testing.assert_array_equal(got, expected[0])
+        assert not expected[1]
