@@ -20,7 +20,7 @@ from .lists import (
     reciprocal_rank,
 )
 from .ranks import RankBuilder, Ranks, rank_metrics, rank_positive
-from .recsys import top_k
+from .recsys import evaluate_topk, top_k
 from .stats import (
     ComparisonReport,
     ComparisonResult,
@@ -52,6 +52,7 @@ __all__ = [
     "dcg",
     "err",
     "evaluate",
+    "evaluate_topk",
     "hit_rate",
     "mann_whitney",
     "ndcg",

@@ -204,7 +204,8 @@ def test_kernels_return_at_once_when_stopped(rng):
     labels = (rng.random(n) < 0.3).astype(np.int8)
     out = np.full((2, 1), -7.0)
     n_rel = np.full(2, -7, dtype=np.int64)
-    spec = (np.array([1], dtype=np.int32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8), np.zeros(1))
+    spec = (np.array([1], dtype=np.int32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8), np.zeros(1),
+            np.zeros(1, dtype=np.uint8))
     _listwise.evaluate_range(indptr, scores, labels, np.empty(0, dtype=np.int64), spec, _OPTIONS, 0, 2,
                              (out, n_rel), _stopped())
     assert np.all(out == -7.0) and np.all(n_rel == -7)
@@ -335,7 +336,7 @@ def test_a_kernel_stops_in_the_middle_of_one_huge_query():
     start = time.monotonic()
     timer.start()
     spec = (np.array([Metric.ERR], dtype=np.int32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8),
-            np.zeros(1))
+            np.zeros(1), np.zeros(1, dtype=np.uint8))
     _listwise.evaluate_range(np.array([0, n], dtype=np.int64), np.zeros(n), np.ones(n, dtype=np.int8),
                              np.empty(0, dtype=np.int64), spec, _OPTIONS, 0, 1,
                              (np.empty((1, 1)), np.empty(1, dtype=np.int64)), stop)

@@ -163,3 +163,23 @@ def test_canonical_csr_taken_as_is_gives_the_same_and_stays_unchanged(index_dtyp
         with pytest.raises(ValueError, match="y_true"):
             as_csr(matrix, "y_true")
         assert as_csr(matrix, "exclude", mask=True).indices.tolist() == [1, 3, 0, 2]
+
+
+def test_canonical_csr_taken_as_it_is():
+    """A canonical CSR of positive finite labels skips the general path: same result, same errors."""
+    dense = np.array([[0, 2, 0, 5], [1, 0, 0, 0], [0, 0, 0, 0]], dtype=np.int32)
+    fast = as_csr(sp.csr_array(dense), "relevant")
+    general = as_csr(sp.coo_array(dense), "relevant")
+    for a, b in [(fast.indptr, general.indptr), (fast.indices, general.indices), (fast.data, general.data)]:
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+    assert fast.shape == general.shape == (3, 4)
+    with pytest.raises(ValueError, match="must have shape"):
+        as_csr(sp.csr_array(dense), "relevant", shape=(3, 5))
+    for bad, message in [(np.nan, "finite labels"), (-1.0, "finite labels")]:
+        matrix = sp.csr_array(dense.astype(float))
+        matrix.data[0] = bad
+        assert matrix.has_canonical_format
+        with pytest.raises(ValueError, match=message):
+            as_csr(matrix, "relevant")
+    explicit_zero = sp.csr_array((np.array([0.0, 3.0]), np.array([0, 1]), np.array([0, 2])), shape=(1, 2))
+    assert as_csr(explicit_zero, "relevant").indices.tolist() == [1]

@@ -1323,8 +1323,23 @@ def method_cases() -> list:
     return cases
 
 
+def recsys_targets() -> list:
+    """evaluate_topk's options (its data arguments are other layouts than the labels' kinds)."""
+    base = {"relevant": "np.array(T)", "recommended": "np.array([[2, 0], [1, -1]])", "metrics": EVAL_METRICS}
+    return [Target("evaluate_topk", "rw.evaluate_topk({args})", base, {
+        "metrics": Names("MRR", bad=BAD_METRICS),
+        "gain": Choice("linear"),
+        "max_grade": Real("2", low=2, low_open=False, none="ok",
+                          checks={c: "assert 0 <= result.mean()['ERR'] < 1e-300"
+                                  for c in ("1e300", "2**64", "np.uint64(2**64 - 1)")}),
+        "relevance_level": Real("1", checks=_level_checks(_BINARY_ZERO)),
+        "empty": Choice("zero", none="ok"), "n_threads": Threads(), "n_items": Int("3", none="ok"),
+        "convention": Choice("trec", none="ok"),
+    })]
+
+
 def targets() -> list:
-    return list_targets() + rank_targets() + trec_targets() + stats_targets()
+    return list_targets() + rank_targets() + trec_targets() + stats_targets() + recsys_targets()
 
 
 def generated_cases() -> list:

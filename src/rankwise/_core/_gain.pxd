@@ -17,7 +17,24 @@
 # own rounding. Kernels take e once per sum from its largest gain (an ideal DCG, whose
 # largest gain is its first term), or sum unscaled first and again, scaled, only when the
 # result is below SAFE_GAIN (a DCG whose largest summed gain is not known in advance).
-from libc.math cimport fabs, frexp, ldexp
+from libc.stdint cimport int64_t
+from libc.math cimport M_LN2, exp2, expm1, fabs, frexp, ldexp, log2
+
+cdef extern from *:
+    """
+    /* log2(i + 1) and 2**g - 1 for small i and g, filled by fill_gain_tables() at a module's
+       import by the very functions the kernels would otherwise call, so that a lookup gives
+       the bits of the call: DCG needs a discount per position, and graded labels are mostly
+       small integers. Static: every module that cimports this file has its own copy. */
+    #define RANKWISE_N_LOG2 1024
+    #define RANKWISE_N_GAIN 64
+    static double rankwise_log2_next[RANKWISE_N_LOG2];
+    static double rankwise_gain[RANKWISE_N_GAIN];
+    """
+    enum: N_LOG2 "RANKWISE_N_LOG2"
+    enum: N_GAIN "RANKWISE_N_GAIN"
+    double LOG2_NEXT "rankwise_log2_next"[]
+    double GAIN "rankwise_gain"[]
 
 cdef extern from *:
     """
@@ -55,3 +72,33 @@ cdef inline double scaled_ratio(double num, int e_num, double den, int e_den) no
     if e_num == e_den:
         return num / den
     return ldexp(num / den, e_den - e_num)
+
+
+cdef inline void fill_gain_tables() noexcept nogil:
+    """Fill LOG2_NEXT and GAIN: every module that cimports this file calls it once, at import."""
+    cdef Py_ssize_t i
+    for i in range(N_LOG2):
+        LOG2_NEXT[i] = log2(<double> (i + 1))
+    for i in range(N_GAIN):
+        GAIN[i] = exp2(<double> i) - 1.0
+
+
+cdef inline double exponential_gain(double label) noexcept nogil:
+    """2^label - 1 (label >= 0); below 1 without the cancellation of exp2(label) - 1."""
+    cdef int g = <int> label if label < N_GAIN else N_GAIN
+    if g < N_GAIN and g == label:
+        return GAIN[g]
+    return expm1(label * M_LN2) if label < 1.0 else exp2(label) - 1.0
+
+
+cdef inline double log2_next(int64_t pos) noexcept nogil:
+    """log2(pos + 1): the DCG discount of position pos >= 1 is its inverse."""
+    return LOG2_NEXT[pos] if pos < N_LOG2 else log2(<double> (pos + 1))
+
+
+cdef inline double err_prob(double label, double max_grade) noexcept nogil:
+    """ERR's stop probability (2^g - 1) / 2^g_max, written so that large grades do not overflow,
+    and below 1 without the cancellation of a difference of two powers near 1 (small g_max)."""
+    if label < 1.0:
+        return exp2(-max_grade) * expm1(label * M_LN2) if label > 0.0 else 0.0
+    return exp2(label - max_grade) - exp2(-max_grade)

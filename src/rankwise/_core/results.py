@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -20,9 +20,20 @@ _HTML_HEAD = 10
 _HTML_TAIL = 5
 
 
-def mean_over_queries(column: np.ndarray) -> float:
+def mean_over_queries(column: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The mean of the non-NaN values: the exactly rounded sum over their count or, with
+    ``weights`` (finite, >= 0), the exactly rounded sum of the products weight * value
+    over the exactly rounded sum of their weights. NaN (no valid query, or no weight)
+    when there is nothing to divide by.
+    """
     # NaN marks queries left out (empty="skip"); no valid query gives NaN, silently.
-    return ExactSum.of(column).means()[0]
+    if weights is None:
+        return ExactSum.of(column).means()[0]
+    valid = ~np.isnan(column)
+    total = ExactSum.of(weights[valid]).sums()[0]
+    if not total > 0:
+        return float("nan")
+    return ExactSum.of(weights[valid] * column[valid]).sums()[0] / total
 
 
 class Results:
@@ -47,6 +58,9 @@ class Results:
         The tie policy the values were computed under.
     n_relevant : ndarray of int64 or None
         Relevant items (label >= relevance_level) per query, from :func:`rankwise.evaluate`.
+    weights : dict of str to ndarray
+        The per-query weights of the metrics whose mean is weighted (read-only): those
+        of a convention's micro average (implicit's precision, weighted by min(k, R)).
 
     Examples
     --------
@@ -67,11 +81,12 @@ class Results:
 
     def __init__(self, names: Iterable[str], values: np.ndarray, query_ids: np.ndarray, ties: str, *,
                  columns: Iterable[int] | None = None, key: Callable[[Any], Hashable] | None = None,
-                 n_relevant: np.ndarray | None = None) -> None:
+                 n_relevant: np.ndarray | None = None, weights: Mapping[str, np.ndarray] | None = None,
+                 ) -> None:
         """``values`` holds one row per query; ``columns`` gives each name's column (default:
         in order). ``key`` maps a name to a canonical form, so that every spelling of an
         asked metric finds its column; it may raise TypeError or ValueError for a name it
-        does not know."""
+        does not know. ``weights`` maps names (as given) to the weights of their mean."""
         self._names = tuple(names)
         self._columns = tuple(range(len(self._names)) if columns is None else columns)
         self._key = key
@@ -81,6 +96,9 @@ class Results:
         self.query_ids = query_ids
         self.ties = ties
         self.n_relevant = n_relevant
+        self.weights = dict(weights or {})
+        for array in self.weights.values():
+            array.flags.writeable = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -128,10 +146,15 @@ class Results:
         order of the queries, the thread count, the batches of an
         :class:`rankwise.Accumulator` or the partitions of a cluster.
         :func:`rankwise.trec_eval` instead sums left to right in trec_eval's query
-        order, as trec_eval does.
+        order, as trec_eval does. A metric with ``weights`` (a convention's micro
+        average) has the exactly rounded sum of weight * value over that of the
+        weights of its valid queries.
         """
         sums = ExactSum.of(self._values[:, [self._column(name) for name in self._names]])
-        return dict(zip(self._names, sums.means(), strict=True))
+        means = dict(zip(self._names, sums.means(), strict=True))
+        for name, weights in self.weights.items():
+            means[name] = mean_over_queries(self[name], weights)
+        return means
 
     def to_dict(self) -> dict[str, dict[Any, float]]:
         """``{metric: {query_id: value}}`` of Python numbers (JSON-ready for str and int ids)."""

@@ -19,7 +19,7 @@ NaN scores are ranked below every number (nan="last") and reported per query, fo
 the Python layer to raise on under nan="raise": every path reads every score anyway,
 so the check costs no pass of its own.
 """
-from libc.math cimport INFINITY, M_LN2, ceil, exp2, expm1, frexp, ldexp, log2, pow
+from libc.math cimport INFINITY, M_LN2, ceil, frexp, ldexp, pow
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
@@ -27,7 +27,8 @@ from libc.string cimport memset
 from rankwise._core._buckets cimport (BLOCK, Buckets, bucket_block, buckets_alloc, buckets_fold, buckets_free,
                                       buckets_setup, tally_block)
 from rankwise._core._enums cimport *
-from rankwise._core._gain cimport SAFE_GAIN, gain_scale, scaled_ratio, unscale
+from rankwise._core._gain cimport (SAFE_GAIN, err_prob, exponential_gain, fill_gain_tables, gain_scale, log2_next,
+                                   scaled_ratio, unscale)
 from rankwise._core._sort cimport Item, ranks_above, same_flag, same_rank, sort_items
 from rankwise._core._stop cimport LONG_LOOP, POLL, POLL_MASK, flag_of, stopped, stopped_timed, was_stopped
 from rankwise._core._ties cimport any_hit, ap_slope, ap_term, expected_relevant, first_hit, subset_stop
@@ -111,12 +112,13 @@ cdef struct Params:
 
 cdef struct Metrics:
     # One entry per metric column: its kind, cutoff (0: none), flag (exponential gain or
-    # graded) and parameter (RBP's p).
+    # graded), parameter (RBP's p) and variant (Variant: the definition of AP, R, nDCG).
     Py_ssize_t n
     const int32_t* kinds
     const int64_t* cutoffs
     const uint8_t* flags
     const double* params
+    const uint8_t* variants
 
 
 cdef struct Output:
@@ -748,7 +750,7 @@ cdef void count_near(const double* scores, Py_ssize_t n, Query* q, Workspace* ws
         ws.tied[g] = tied
 
 
-cdef Py_ssize_t build_groups(Workspace* ws, Py_ssize_t t) noexcept nogil:
+cdef inline Py_ssize_t build_groups(Workspace* ws, Py_ssize_t t) noexcept nogil:
     cdef Py_ssize_t s, d = 0
     for s in range(t):
         if s == 0 or not same_rank(ws.items[s].score, ws.items[s - 1].score):
@@ -778,41 +780,7 @@ cdef void place(Query* q, int ties, Workspace* ws) noexcept nogil:
 
 # ---------------------------------------------------------------- small helpers
 
-cdef enum:
-    N_LOG2 = 1024
-    N_GAIN = 64
-
-# LOG2_NEXT[i] = log2(i + 1) and GAIN[g] = 2^g - 1, filled once at import by the very
-# functions the kernels would call, so a lookup gives the same bits as the call: DCG
-# needs a discount per position, and graded labels are mostly small integers.
-cdef double LOG2_NEXT[N_LOG2]
-cdef double GAIN[N_GAIN]
-cdef Py_ssize_t _i
-for _i in range(N_LOG2):
-    LOG2_NEXT[_i] = log2(<double> (_i + 1))
-for _i in range(N_GAIN):
-    GAIN[_i] = exp2(<double> _i) - 1.0
-
-
-cdef inline double exponential_gain(double label) noexcept nogil:
-    """2^label - 1 (label >= 0); below 1 without the cancellation of exp2(label) - 1."""
-    cdef int g = <int> label if label < N_GAIN else N_GAIN
-    if g < N_GAIN and g == label:
-        return GAIN[g]
-    return expm1(label * M_LN2) if label < 1.0 else exp2(label) - 1.0
-
-
-cdef inline double log2_next(int64_t pos) noexcept nogil:
-    """log2(pos + 1): the DCG discount of position pos >= 1 is its inverse."""
-    return LOG2_NEXT[pos] if pos < N_LOG2 else log2(<double> (pos + 1))
-
-
-cdef inline double err_prob(double label, double max_grade) noexcept nogil:
-    # (2^g - 1) / 2^g_max, written so that large grades do not overflow, and below 1
-    # without the cancellation of a difference of two powers near 1 (small g_max).
-    if label < 1.0:
-        return exp2(-max_grade) * expm1(label * M_LN2) if label > 0.0 else 0.0
-    return exp2(label - max_grade) - exp2(-max_grade)
+fill_gain_tables()
 
 
 cdef inline double item_value(int kind, double label, bint flag, const Params* prm, int e) noexcept nogil:
@@ -867,7 +835,10 @@ cdef double det_rr(const Query* q, const Workspace* ws, int64_t k, double level)
     return 0.0
 
 
-cdef double det_ap(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+cdef inline double det_ap(const Query* q, const Workspace* ws, int64_t k, double level,
+                   int64_t* n_hits) noexcept nogil:
+    """AP's sum of precision@i over the relevant ranks i <= k, before its division; the
+    relevant items within k into n_hits."""
     cdef Py_ssize_t s
     cdef double acc = 0.0
     cdef int64_t hits = 0
@@ -877,7 +848,8 @@ cdef double det_ap(const Query* q, const Workspace* ws, int64_t k, double level)
         if ws.items[s].label >= level:
             hits += 1
             acc += <double> hits / ws.slot_pos[s]
-    return acc / q.n_rel if q.n_rel > 0 else 0.0
+    n_hits[0] = hits
+    return acc
 
 
 cdef double det_tp(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
@@ -946,6 +918,7 @@ cdef double exp_hits(const Query* q, const Workspace* ws, int64_t k, double leve
 
 
 cdef double exp_ap(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
+    """The expectation of AP's sum (det_ap), before its division by a constant."""
     cdef Py_ssize_t g
     cdef int64_t r, c, above, last, pos, before = 0
     cdef double frac, slope, acc = 0.0
@@ -967,7 +940,7 @@ cdef double exp_ap(const Query* q, const Workspace* ws, int64_t k, double level)
                 break
             acc += ap_term(frac, slope, before, pos - above, pos)
         before += r
-    return acc / q.n_rel
+    return acc
 
 
 cdef double exp_tp(const Query* q, const Workspace* ws, int64_t k, double level) noexcept nogil:
@@ -1125,8 +1098,29 @@ cdef double scaled_weighted(int kind, const Query* q, const Workspace* ws, int64
     return value
 
 
-cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
-                         Query* q, Workspace* ws, const Params* prm) noexcept nogil:
+cdef inline double average_precision(const Query* q, const Workspace* ws, int64_t k, int variant,
+                              const Params* prm) noexcept nogil:
+    """AP's sum over its denominator: R, min(R, k), or the hits within k (BY_HITS: a
+    deterministic policy only, since E[sum / hits] is no ratio of expectations)."""
+    cdef int64_t hits = 0, denom
+    cdef double acc
+    if q.n_rel == 0:
+        return 0.0
+    if prm.ties == EXPECTED:
+        acc = exp_ap(q, ws, k, prm.level)
+    else:
+        acc = det_ap(q, ws, k, prm.level, &hits)
+    denom = hits if variant == BY_HITS else (min(q.n_rel, k) if variant == BY_MIN else q.n_rel)
+    return acc / denom if denom > 0 else 0.0
+
+
+cdef double metric_value(const Metrics* metrics, Py_ssize_t j, Query* q, Workspace* ws,
+                         const Params* prm) noexcept nogil:
+    """Metric column j of one ranked query."""
+    cdef int kind = metrics.kinds[j], variant = metrics.variants[j]
+    cdef int64_t cutoff = metrics.cutoffs[j]
+    cdef bint flag = metrics.flags[j]
+    cdef double param = metrics.params[j]
     cdef bint expected = prm.ties == EXPECTED
     cdef int64_t k = cutoff if cutoff > 0 else INT64_MAX
     cdef int scale = 0, ideal_scale = 0
@@ -1134,7 +1128,7 @@ cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
     if kind == RR:
         return exp_rr(q, ws, k, prm.level) if expected else det_rr(q, ws, k, prm.level)
     if kind == AP:
-        return exp_ap(q, ws, k, prm.level) if expected else det_ap(q, ws, k, prm.level)
+        return average_precision(q, ws, k, variant, prm)
     if kind == HITS:
         if expected:
             return exp_hits(q, ws, k, prm.level)
@@ -1142,7 +1136,9 @@ cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
     if kind == PRECISION:
         return true_positives(q, ws, k, prm) / cutoff
     if kind == RECALL:
-        return true_positives(q, ws, k, prm) / q.n_rel if q.n_rel > 0 else 0.0
+        if q.n_rel == 0:
+            return 0.0
+        return true_positives(q, ws, k, prm) / (min(q.n_rel, k) if variant == BY_MIN else q.n_rel)
     if kind == RPREC:
         return true_positives(q, ws, q.n_rel, prm) / q.n_rel if q.n_rel > 0 else 0.0
     if kind == F1:
@@ -1152,7 +1148,8 @@ cdef double metric_value(int kind, int64_t cutoff, bint flag, double param,
         value = scaled_weighted(kind, q, ws, k, flag, param, prm, &scale)
         return unscale(value, scale)
     if kind == NDCG:
-        ideal = ideal_dcg(q, ws, k, flag, prm, &ideal_scale)
+        # IDEAL_ALL: Python turned the top-k path off, so the ideal ranking holds every label.
+        ideal = ideal_dcg(q, ws, INT64_MAX if variant == IDEAL_ALL else k, flag, prm, &ideal_scale)
         if not ideal > 0:
             return 0.0
         scale = ideal_scale
@@ -1229,8 +1226,7 @@ cdef int evaluate_queries(const int64_t[::1] indptr, const score_t[::1] y_score,
         res.n_nan += q.nan
         res.n_relevant[qi] = q.n_rel
         for j in range(metrics.n):
-            res.values[qi * metrics.n + j] = metric_value(metrics.kinds[j], metrics.cutoffs[j],
-                                                          metrics.flags[j], metrics.params[j], &q, &ws, prm)
+            res.values[qi * metrics.n + j] = metric_value(metrics, j, &q, &ws, prm)
     release(&ws)
     return status
 
@@ -1239,7 +1235,8 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score, const 
                    const int64_t[::1] tie_key, tuple spec, Options options, Py_ssize_t q_start,
                    Py_ssize_t q_stop, tuple output, const uint8_t[::1] stop=None):
     """Fill rows q_start..q_stop of ``output = (out, n_relevant)``: one column of ``out`` per
-    metric of ``spec = (kinds, cutoffs, flags, params)``, and each query's relevant items.
+    metric of ``spec = (kinds, cutoffs, flags, params, variants)``, and each query's relevant
+    items.
 
     ``options`` is a dict of the scalar arguments (``Options``): ``ties``, ``level``,
     ``max_grade``; ``top_k`` > 0 declares that every metric stops at a cutoff of at most
@@ -1258,6 +1255,7 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score, const 
     cdef const int64_t[::1] cutoffs
     cdef const uint8_t[::1] flags
     cdef const double[::1] params
+    cdef const uint8_t[::1] variants
     cdef double[:, ::1] out
     cdef int64_t[::1] n_relevant
     cdef Params prm
@@ -1266,10 +1264,11 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score, const 
     cdef Output res
     cdef int status
     cdef const uint8_t* flag = flag_of(stop)
-    kinds, cutoffs, flags, params = spec
+    kinds, cutoffs, flags, params, variants = spec
     out, n_relevant = output
-    if not (kinds.shape[0] == cutoffs.shape[0] == flags.shape[0] == params.shape[0] == out.shape[1]):
-        raise ValueError("kinds, cutoffs, flags, params and the columns of out must agree")
+    if not (kinds.shape[0] == cutoffs.shape[0] == flags.shape[0] == params.shape[0] == variants.shape[0]
+            == out.shape[1]):
+        raise ValueError("kinds, cutoffs, flags, params, variants and the columns of out must agree")
     prm.ties = options.ties
     prm.level = options.level
     prm.max_grade = options.max_grade
@@ -1281,6 +1280,7 @@ def evaluate_range(const int64_t[::1] indptr, const score_t[::1] y_score, const 
     metrics.cutoffs = &cutoffs[0] if metrics.n > 0 else NULL
     metrics.flags = &flags[0] if metrics.n > 0 else NULL
     metrics.params = &params[0] if metrics.n > 0 else NULL
+    metrics.variants = &variants[0] if metrics.n > 0 else NULL
     res.values = &out[0, 0] if out.shape[0] > 0 and metrics.n > 0 else NULL
     res.n_relevant = &n_relevant[0] if n_relevant.shape[0] > 0 else NULL
     res.n_nan = 0

@@ -25,6 +25,7 @@ from .._core.validation import check_max_grade
 from .evaluation import (
     Options,
     apply_empty,
+    check_definitions,
     compute_values,
     dcg_gains,
     gains_bounded,
@@ -212,6 +213,7 @@ class Accumulator:
         self._specs = [parse_metric(name) for name in self._names]
         self._options = Options.check(ties=ties, relevance_level=relevance_level, gain=gain, empty=empty,
                                       nan=nan, n_threads=n_threads)
+        check_definitions(self._specs, self._names, ties)
         resolved, _, self._columns = unique_specs(self._specs, gain)
         if max_grade is not None:
             check_max_grade(max_grade, 0.0)

@@ -4,14 +4,14 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core._enums import Metric, Ties
+from .._core._enums import Metric, Ties, Variant
 from .._core.names import metric_names
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.results import Results, mean_over_queries
@@ -28,6 +28,7 @@ from .._core.validation import (
     check_ties,
 )
 from ._listwise import evaluate_range
+from .conventions import Convention, get_convention
 from .names import MetricSpec, make_spec, parse_metric
 
 __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "precision", "recall",
@@ -90,10 +91,11 @@ class Options:
     empty: str
     nan: str
     n_threads: int | None
+    binary: bool = False    # labels >= level become 1, the others 0 (a convention's)
 
     @classmethod
     def check(cls, *, ties: str, relevance_level: float, gain: str, empty: str, nan: str,
-              n_threads: int | None) -> Options:
+              n_threads: int | None, binary: bool = False) -> Options:
         """Check every option, in the order evaluate() reports them."""
         check_ties(ties)
         level = check_level(relevance_level)
@@ -101,7 +103,21 @@ class Options:
         check_choice(empty, "empty", _EMPTY)
         effective_n_threads(n_threads)
         check_choice(nan, "nan", _NAN)
-        return cls(ties, relevance_level, level, gain, empty, nan, n_threads)
+        return cls(ties, relevance_level, level, gain, empty, nan, n_threads, binary)
+
+
+def check_definitions(specs: Sequence[MetricSpec], names: Sequence[str], ties: str) -> None:
+    """Refuse a metric definition that the tie policy cannot honour, before any work.
+
+    AP(denom=hits) divides each query's sum by its hits within k: both vary over the
+    orderings of tied items, and the expectation of a ratio is not the ratio of
+    expectations that ``ties="expected"`` would compute.
+    """
+    for name, spec in zip(names, specs, strict=True):
+        if spec.variant == Variant.BY_HITS and ties == "expected":
+            raise ValueError(f"metric {name!r} (AP divided by the hits within k) cannot honour "
+                             "ties='expected' (the expectation of a ratio is not computed); pass a "
+                             "deterministic policy: ties='optimistic', 'pessimistic', 'stable' or 'trec'")
 
 
 def unique_specs(specs: Sequence[MetricSpec],
@@ -115,11 +131,13 @@ def unique_specs(specs: Sequence[MetricSpec],
 
 def _compute(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike, *, qid: ArrayLike | None,
              indptr: ArrayLike | None, doc_ids: ArrayLike | None, exclude: Any, ties: str,
-             relevance_level: float, gain: str, max_grade: float | None, empty: str, nan: str,
-             n_threads: int | None) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
-    """Validate, run the kernel once for all specs, apply the empty-query policy."""
+             relevance_level: float, gain: str, max_grade: float | None, empty: str | None, nan: str,
+             n_threads: int | None, binary: bool = False,
+             ) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
+    """Validate, run the kernel once for all specs, apply the empty-query policy (None: "zero")."""
+    empty = "zero" if empty is None else empty
     options = Options.check(ties=ties, relevance_level=relevance_level, gain=gain, empty=empty, nan=nan,
-                            n_threads=n_threads)
+                            n_threads=n_threads, binary=binary)
     values, columns, specs, batch, n_relevant = compute_values(
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, options=options, max_grade=max_grade,
         exclude=exclude)
@@ -135,6 +153,7 @@ def compute_values(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: Arra
     policy not yet applied): values (one column per distinct spec), each spec's column, the
     specs with the gain filled in, the batch and each query's relevant count."""
     ties_code = check_ties(options.ties)
+    check_definitions(specs, [s.name for s in specs], options.ties)
     threads = effective_n_threads(options.n_threads)
     gathered = exclude is not None or is_sparse(y_true)
     if gathered and (qid is not None or indptr is not None):
@@ -145,11 +164,13 @@ def compute_values(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: Arra
     else:
         batch = as_batch(y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, ties=ties_code,
                          nan=options.nan)
-    specs, unique, columns = unique_specs(specs, options.gain)
-    if any(s.variant for s in unique):  # until the kernel reads the definition options
-        raise NotImplementedError("the definition options denom= and ideal= are not computed yet")
-    _check_gains(specs, batch)
     level = options.level
+    if options.binary:
+        labels = np.greater_equal(batch.y_true, level).view(np.uint8)
+        batch = replace(batch, y_true=labels, max_label=float(labels.max(initial=0)))
+        level = 1.0
+    specs, unique, columns = unique_specs(specs, options.gain)
+    _check_gains(specs, batch)
     if batch.y_true.dtype.kind in "iu" and batch.max_label > _EXACT_FLOAT_INT and level > _EXACT_FLOAT_INT:
         raise ValueError(f"relevance_level={options.relevance_level!r} and labels of y_true are both "
                          "above 2**53, where float64 cannot compare integers exactly; pass a "
@@ -175,17 +196,20 @@ def _run_kernel(batch: Batch, unique: Sequence[MetricSpec], ties_code: Ties, lev
     cutoffs = np.array([s.k or 0 for s in unique], dtype=np.int64)
     flags = np.array([s.gain == "exponential" or s.graded for s in unique], dtype=np.uint8)
     params = np.array([s.p for s in unique], dtype=np.float64)
+    variants = np.array([s.variant for s in unique], dtype=np.uint8)
     n_queries = batch.indptr.shape[0] - 1
     # Every metric stops at a cutoff: the kernel tracks only items that can reach it. A
     # cutoff no list is longer than cuts nothing (and must not size the kernel's heap).
-    top_k = int(cutoffs.max()) if all(s.k is not None for s in unique) else 0
+    # nDCG(ideal=all)'s ideal DCG reads every label beyond the cutoff.
+    cut = all(s.k is not None and s.variant != Variant.IDEAL_ALL for s in unique)
+    top_k = int(cutoffs.max()) if cut else 0
     if top_k and top_k >= (int((batch.indptr[1:] - batch.indptr[:-1]).max()) if n_queries else 0):
         top_k = 0
     values = np.empty((n_queries, len(unique)), dtype=np.float64)
     n_relevant = np.empty(n_queries, dtype=np.int64)
     nan_queries = []
 
-    spec = (kinds, cutoffs, flags, params)
+    spec = (kinds, cutoffs, flags, params, variants)
     output = (values, n_relevant)
     options = {"ties": ties_code, "level": level, "max_grade": grade, "top_k": top_k,
                "shared_scores": batch.shared_scores, "shared_keys": batch.shared_keys}
@@ -214,8 +238,8 @@ def apply_empty(values: np.ndarray, n_relevant: np.ndarray, query_ids: np.ndarra
 def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str], *,
              qid: ArrayLike | None = None, indptr: ArrayLike | None = None, doc_ids: ArrayLike | None = None,
              exclude: Any = None, ties: str = "expected", relevance_level: float = 1, gain: str = "linear",
-             max_grade: float | None = None, empty: str = "zero", nan: str = "raise",
-             n_threads: int | None = None) -> Results:
+             convention: str | None = None, max_grade: float | None = None, empty: str | None = None,
+             nan: str = "raise", n_threads: int | None = None) -> Results:
     """Compute several ranking metrics per query in one pass over the data.
 
     Parameters
@@ -257,7 +281,8 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
         of each metric over all orderings of tied items (McSherry & Najork 2008);
         ``"optimistic"`` / ``"pessimistic"`` order tied items by label, highest /
         lowest first; ``"stable"`` keeps input order; ``"trec"`` orders by
-        ``doc_ids`` descending (trec_eval). Every metric supports every policy.
+        ``doc_ids`` descending (trec_eval). Every metric supports every policy
+        except ``AP(denom=hits)``, which needs a deterministic one.
     relevance_level : float, default 1
         Labels ``>= relevance_level`` count as relevant for binary metrics (RR, AP,
         P, R, Rprec, Hits, F1, binary RBP). Gain metrics (DCG, nDCG, ERR) use the
@@ -265,12 +290,22 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
     gain : {"linear", "exponential"}
         DCG/nDCG gain: the label (trec_eval) or ``2**label - 1``. A metric name can
         override it: ``nDCG(gain=exponential)@10``.
+    convention : {"trec", "recbole", "implicit", "torchmetrics", "recommenders", "pyg", "spark"}, optional
+        Define the metrics as that library does (``docs/conventions.md``): AP's and
+        recall's divisor and nDCG's ideal where the metric name leaves them out
+        (``AP(denom=R)@10`` keeps R under any convention), binary labels (label >=
+        ``relevance_level`` is 1, else 0) for all but trec and torchmetrics, and the
+        default of ``empty``. Under ``"implicit"`` each user's P@k is hits / min(k, R)
+        and its mean is weighted by min(k, R) (``Results.weights``): implicit's
+        sum(hits) / sum(min(k, R)).
     max_grade : float, optional
         ERR's and graded RBP's top grade g_max: a finite number, at least the largest
         label; default the largest label in the call.
-    empty : {"zero", "skip", "error"}
+    empty : {"zero", "skip", "error"}, optional
         Queries without relevant item: value as defined (0 for binary metrics, as
-        trec_eval) and counted; NaN and left out of means; or an error.
+        trec_eval) and counted; NaN and left out of means; or an error. Default
+        ``"zero"``, or the convention's (``"skip"`` for recbole, implicit,
+        recommenders and pyg).
     nan : {"raise", "last"}
         NaN scores are an error, or rank below every number (tied with each other).
     n_threads : int, optional
@@ -298,6 +333,13 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
     >>> rw.evaluate(y_true, y_score, ["MRR"], ties="optimistic").mean()
     {'MRR': 0.75}
 
+    One ranking, as libraries define AP@2 (relevant at ranks 1 and 4 of 4):
+
+    >>> y_true, y_score = [[1, 0, 0, 1]], [[0.4, 0.3, 0.2, 0.1]]
+    >>> [rw.evaluate(y_true, y_score, ["AP@2"], convention=c, ties="stable").mean()["AP@2"]
+    ...  for c in ("trec", "recbole", "torchmetrics")]
+    [0.5, 0.5, 1.0]
+
     Held-out items as a sparse matrix, training items excluded from the candidates:
 
     >>> import numpy as np, scipy.sparse as sp
@@ -308,25 +350,41 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
     array([1., 1.])
     """
     names = metric_names(metrics)
-    specs = [parse_metric(name) for name in names]
+    conv = get_convention(convention) if convention is not None else None
+    named = [parse_metric(name) for name in names]
+    specs = named if conv is None else [conv.apply(spec) for spec in named]
     values, columns, specs, batch, n_relevant = _compute(
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, exclude=exclude, ties=ties,
-        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
-        n_threads=n_threads)
-    return make_results(names, values, columns, batch.query_ids, ties, gain, n_relevant)
+        relevance_level=relevance_level, gain=gain, max_grade=max_grade,
+        empty=conv.empty if conv is not None and empty is None else empty, nan=nan, n_threads=n_threads,
+        binary=conv is not None and conv.binary)
+    return make_results(names, values, columns, batch.query_ids, ties, gain, n_relevant, convention=conv,
+                        named=named)
 
 
 def make_results(names: Sequence[str], values: np.ndarray, columns: Sequence[int], query_ids: np.ndarray,
-                 ties: str, gain: str, n_relevant: np.ndarray) -> Results:
-    """evaluate()'s Results, in which every spelling of an asked metric finds its column."""
-    return Results(names, values, query_ids, ties, columns=columns, key=partial(_resolved, gain),
-                   n_relevant=n_relevant)
+                 ties: str, gain: str, n_relevant: np.ndarray, *, convention: Convention | None = None,
+                 named: Sequence[MetricSpec] = ()) -> Results:
+    """evaluate()'s Results, in which every spelling of an asked metric finds its column;
+    ``named``: the specs as named (before the convention), whose means it may weigh."""
+    weights = {}
+    if convention is not None:
+        for name, spec in zip(names, named, strict=True):
+            spec_weights = convention.mean_weights(spec, n_relevant)
+            if spec_weights is not None:
+                weights[name] = spec_weights
+    key = partial(_resolved, gain, None if convention is None else convention.name)
+    return Results(names, values, query_ids, ties, columns=columns, key=key, n_relevant=n_relevant,
+                   weights=weights)
 
 
-def _resolved(gain: str, name: str) -> MetricSpec:
-    """The canonical spec of metric ``name`` under ``gain``: a module-level function, so that
-    Results (which keep it as their ``key``) pickle."""
-    return parse_metric(name).resolved(gain)
+def _resolved(gain: str, convention: str | None, name: str) -> MetricSpec:
+    """The canonical spec of metric ``name`` under ``gain`` and ``convention``: a module-level
+    function, so that Results (which keep it as their ``key``) pickle."""
+    spec = parse_metric(name)
+    if convention is not None:
+        spec = get_convention(convention).apply(spec)
+    return spec.resolved(gain)
 
 
 # The data and tie options every per-metric function shares with evaluate().
@@ -336,8 +394,8 @@ _OPTIONS_DOC = """per_query : bool, default False
         Return one value per query (sorted by query id for ``qid`` input) instead of
         the mean over queries (NaN when there is no query).
     qid, indptr, doc_ids, exclude, ties, relevance_level, empty, nan, n_threads
-        As in :func:`evaluate`. Every tie policy is supported. A cutoff beyond a
-        list's length keeps the whole list."""
+        As in :func:`evaluate`. Every tie policy is supported (``denom="hits"``:
+        the deterministic ones). A cutoff beyond a list's length keeps the whole list."""
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -397,11 +455,13 @@ def reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
 
 @_metric_function
 def average_precision(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
-                      *, per_query: bool = False, **options: Any) -> float | np.ndarray:
+                      *, denom: str | None = None, per_query: bool = False,
+                      **options: Any) -> float | np.ndarray:
     """Average precision (MAP when averaged): sum of precision@i over relevant ranks i <= k, / R.
 
-    Divides by R, the number of relevant items of the query, as trec_eval does (not by
-    the number retrieved within k).
+    By default divides by R, the number of relevant items of the query, as trec_eval
+    does (not by the number retrieved within k); ``denom`` chooses another divisor, as
+    other libraries do (``docs/conventions.md``).
 
     Parameters
     ----------
@@ -409,6 +469,11 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, k: int | None = Non
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int, optional
         Cutoff (``AP@k``, trec_eval's ``map_cut``), from 1 to 2**63 - 1.
+    denom : {"R", "min", "hits"}, optional
+        The divisor: ``"R"`` (default, trec_eval), ``"min"``: min(R, k) (RecBole, PyG,
+        implicit; R without a cutoff), ``"hits"``: the relevant items within k
+        (torchmetrics; a deterministic tie policy only). Case-insensitive. A query with
+        a divisor of 0 scores 0. Also spelled in names: ``"AP(denom=min)@10"``.
     %(options)s
 
     Examples
@@ -416,13 +481,16 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, k: int | None = Non
     >>> import rankwise as rw
     >>> rw.average_precision([[1, 0, 1]], [[0.9, 0.8, 0.7]])
     0.8333333333333333
+    >>> rw.average_precision([[1, 0, 0, 1]], [[0.9, 0.8, 0.7, 0.6]], k=2, denom="hits", ties="stable")
+    1.0
     """
-    return _single("average_precision", Metric.AP, k, y_true, y_score, per_query, options)
+    return _single("average_precision", Metric.AP, k, y_true, y_score, per_query, options, denom=denom)
 
 
 @_metric_function
 def ndcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
-         *, gain: str = "linear", per_query: bool = False, **options: Any) -> float | np.ndarray:
+         *, gain: str = "linear", ideal: str | None = None, per_query: bool = False,
+         **options: Any) -> float | np.ndarray:
     """Normalised DCG: DCG@k divided by the DCG@k of the labels sorted descending.
 
     Gains are the label values (``"linear"``, trec_eval) or ``2**label - 1``
@@ -437,6 +505,11 @@ def ndcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
     k : int, optional
         Cutoff, from 1 to 2**63 - 1.
     gain : {"linear", "exponential"}
+    ideal : {"cut", "all"}, optional
+        The ideal DCG: of the k best labels (``"cut"``, default: trec_eval's
+        ``ndcg_cut``), or of every label, not cut at k (``"all"``), so that a list
+        missing relevant items below k is penalised. Case-insensitive; in names:
+        ``"nDCG(ideal=all)@10"``.
     %(options)s
 
     Examples
@@ -444,8 +517,10 @@ def ndcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
     >>> import rankwise as rw
     >>> round(rw.ndcg([[3, 2, 0, 1]], [[0.9, 0.1, 0.5, 0.4]]), 6)
     0.915893
+    >>> round(rw.ndcg([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=1, ideal="all"), 6)   # 1 / (1 + 1/log2(3))
+    0.613147
     """
-    return _single("ndcg", Metric.NDCG, k, y_true, y_score, per_query, options, gain=gain)
+    return _single("ndcg", Metric.NDCG, k, y_true, y_score, per_query, options, gain=gain, ideal=ideal)
 
 
 @_metric_function
@@ -495,8 +570,8 @@ def precision(y_true: ArrayLike, y_score: ArrayLike, k: int,
 
 @_metric_function
 def recall(y_true: ArrayLike, y_score: ArrayLike, k: int,
-           *, per_query: bool = False, **options: Any) -> float | np.ndarray:
-    """Recall at k: relevant items in the top k, divided by R.
+           *, denom: str | None = None, per_query: bool = False, **options: Any) -> float | np.ndarray:
+    """Recall at k: relevant items in the top k, divided by R (or by min(R, k)).
 
     Parameters
     ----------
@@ -504,6 +579,11 @@ def recall(y_true: ArrayLike, y_score: ArrayLike, k: int,
         Labels and scores, in any layout :func:`evaluate` accepts.
     k : int
         Cutoff (required), from 1 to 2**63 - 1.
+    denom : {"R", "min"}, optional
+        The divisor: ``"R"`` (default, trec_eval) or ``"min"``: min(R, k), capped recall
+        (BEIR's ``recall_cap``, RecPack's ``CalibratedRecallK``), which reaches 1 when
+        the top k holds only relevant items. Case-insensitive; in names:
+        ``"R(denom=min)@20"``.
     %(options)s
 
     Examples
@@ -511,8 +591,10 @@ def recall(y_true: ArrayLike, y_score: ArrayLike, k: int,
     >>> import rankwise as rw
     >>> rw.recall([[1, 0, 1]], [[0.9, 0.8, 0.7]], k=2)
     0.5
+    >>> rw.recall([[1, 1, 1]], [[0.9, 0.8, 0.7]], k=2, denom="min")
+    1.0
     """
-    return _single("recall", Metric.RECALL, k, y_true, y_score, per_query, options)
+    return _single("recall", Metric.RECALL, k, y_true, y_score, per_query, options, denom=denom)
 
 
 @_metric_function

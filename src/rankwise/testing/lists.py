@@ -122,13 +122,12 @@ def _rr(labels, k, level):
     return Fraction(0)
 
 
-def _ap(labels, k, level):
-    # (1/R) * sum over relevant items at position i <= k of
-    #         (number of relevant items at positions <= i) / i.
-    # Divides by R (all relevant items in the list), not by the hits in top k.
+def _ap(labels, k, level, denom):
+    # (1/D) * sum over relevant items at position i <= k of
+    #         (number of relevant items at positions <= i) / i,
+    # D = R (all relevant items in the list: trec_eval), min(R, k) ("min"),
+    # or the relevant items at positions <= k ("hits"); 0 if D == 0.
     R = sum(1 for label in labels if label >= level)
-    if R == 0:
-        return Fraction(0)
     top = _top(labels, k)
     total = Fraction(0)
     relevant_so_far = 0
@@ -136,7 +135,15 @@ def _ap(labels, k, level):
         if label >= level:
             relevant_so_far += 1
             total += Fraction(relevant_so_far, i)
-    return total / R
+    if denom == "R":
+        D = R
+    elif denom == "min":
+        D = R if k is None else min(R, k)
+    else:
+        D = relevant_so_far
+    if D == 0:
+        return Fraction(0)
+    return total / D
 
 
 def _precision(labels, k, level):
@@ -145,12 +152,14 @@ def _precision(labels, k, level):
     return Fraction(tp, k)
 
 
-def _recall(labels, k, level):
-    # (relevant items in top k) / R; 0 if R == 0.
+def _recall(labels, k, level, denom):
+    # (relevant items in top k) / R, or / min(R, k) with denom "min"; 0 if R == 0.
     R = sum(1 for label in labels if label >= level)
     if R == 0:
         return Fraction(0)
     tp = sum(1 for label in _top(labels, k) if label >= level)
+    if denom == "min":
+        return Fraction(tp, min(R, k))
     return Fraction(tp, R)
 
 
@@ -197,11 +206,15 @@ def _dcg(labels, k, gain):
     return math.fsum(terms)
 
 
-def _ndcg(labels, k, gain):
-    # DCG@k / IDCG@k, IDCG@k = DCG@k of the same labels sorted descending;
-    # 0 if IDCG@k is 0.
+def _ndcg(labels, k, gain, ideal_cut):
+    # DCG@k / IDCG@k, IDCG@k = DCG@k of the same labels sorted descending
+    # (ideal "cut"), or the DCG of all of them, not cut at k (ideal "all");
+    # 0 if IDCG is 0.
     ideal = sorted(labels, reverse=True)
-    idcg = _dcg(ideal, k, gain)
+    if ideal_cut == "all":
+        idcg = _dcg(ideal, None, gain)
+    else:
+        idcg = _dcg(ideal, k, gain)
     if idcg == 0:
         return 0.0
     return _dcg(labels, k, gain) / idcg
@@ -267,7 +280,7 @@ def _rbp(labels, k, level, p, graded, max_grade):
 
 
 def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="linear",
-                      p=Fraction(4, 5), graded=False, max_grade=None):
+                      p=Fraction(4, 5), graded=False, max_grade=None, denom="R", ideal="cut"):
     """Value of `metric` for one ranked list of labels (position 1 first).
 
     metric: one of METRICS.  P, R, F1 and Hits require k.  Rprec ignores k.
@@ -277,6 +290,9 @@ def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="li
     graded: RBP uses label / max_grade instead of binary relevance.
     max_grade: for ERR and graded RBP; default max(labels), or 1 if that is 0
             (or the list is empty).
+    denom:  AP's and R's divisor: "R" (trec_eval), "min" (min(R, k)), or for
+            AP "hits" (the relevant items within k).
+    ideal:  nDCG's ideal DCG: "cut" at k, or "all" (of every label).
 
     Returns a Fraction when the value is exact, a float otherwise
     (DCG and nDCG are always floats).
@@ -297,6 +313,10 @@ def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="li
         raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
     if not (0 <= p <= 1):
         raise ValueError(f"p must be in [0, 1], got {p!r}")
+    if denom not in ("R", "min", "hits") or (denom == "hits" and metric != "AP"):
+        raise ValueError(f"denom must be 'R', 'min' or (AP only) 'hits', got {denom!r}")
+    if ideal not in ("cut", "all"):
+        raise ValueError(f"ideal must be 'cut' or 'all', got {ideal!r}")
 
     if max_grade is None:
         max_grade = max(labels) if labels else 0
@@ -308,11 +328,11 @@ def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="li
     if metric == "RR":
         return _rr(labels, k, level)
     if metric == "AP":
-        return _ap(labels, k, level)
+        return _ap(labels, k, level, denom)
     if metric == "P":
         return _precision(labels, k, level)
     if metric == "R":
-        return _recall(labels, k, level)
+        return _recall(labels, k, level, denom)
     if metric == "Rprec":
         return _rprec(labels, level)
     if metric == "F1":
@@ -322,7 +342,7 @@ def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="li
     if metric == "DCG":
         return _dcg(labels, k, gain)
     if metric == "nDCG":
-        return _ndcg(labels, k, gain)
+        return _ndcg(labels, k, gain, ideal)
     if metric == "ERR":
         return _err(labels, k, max_grade)
     if metric == "RBP":
@@ -482,7 +502,7 @@ def metric(scores, labels, metric, k=None, *, ties="expected", doc_ids=None,
     policies that is just the value of the single ranking.  The average is an
     exact Fraction when every value is a Fraction, otherwise a float.
     ``params`` are passed to metric_of_ranking (level, gain, p, graded,
-    max_grade).
+    max_grade, denom, ideal).
     """
     all_rankings = rankings(scores, labels, ties, doc_ids=doc_ids,
                             nan_last=nan_last, max_orderings=max_orderings)
