@@ -893,7 +893,7 @@ def _list_options(binary_zero: str, core: bool = False) -> dict:
     """The options every list metric shares with evaluate() (``core``: a sample of their values)."""
     kinds = {
         "relevance_level": Real("1", checks=_level_checks(binary_zero)),
-        "ties": Choice("expected"), "empty": Choice("zero"), "nan": Choice("raise"), "n_threads": Threads(),
+        "ties": Choice("expected"), "empty": Choice("zero", none="ok"), "nan": Choice("raise"), "n_threads": Threads(),
     }
     return {name: kind.core() if core else kind for name, kind in kinds.items()}
 
