@@ -255,7 +255,7 @@ def test_kernels_return_at_once_when_stopped(rng):
     matrix = scores.reshape(2, 500)
     none = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
     ids = np.full((2, 3), -7, dtype=np.int64)
-    scratch = (np.empty(20), np.empty(20), np.empty(40, dtype=np.int64), np.empty(3, dtype=np.int64))
+    scratch = (np.empty(20), np.empty(20), np.empty(40, dtype=np.int64), np.empty(_select.heap_words(3, 500), dtype=np.int64))
     assert _select.select_rows(matrix, none, (False, False), 0, 2, ids, np.empty((0, 0)), scratch,
                                _stopped()) is None
     assert np.all(ids == -7)

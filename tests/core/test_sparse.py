@@ -143,6 +143,28 @@ def test_is_sparse():
     assert not is_sparse(np.zeros((1, 1))) and not is_sparse([[1]]) and not is_sparse(None)
 
 
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_canonical_csr_taken_as_is_gives_the_same_and_stays_unchanged(index_dtype):
+    # A canonical CSR skips the coordinate path: same result, the caller's arrays untouched.
+    dense = np.array([[0, 2, 0, 1], [0, 0, 0, 0], [3, 0, 0.5, 0]])
+    matrix = sp.csr_matrix(dense)
+    matrix.indices, matrix.indptr = matrix.indices.astype(index_dtype), matrix.indptr.astype(index_dtype)
+    assert matrix.has_canonical_format
+    before = matrix.indices.copy()
+    for mask in (False, True):
+        csr = as_csr(matrix, "y_true", shape=(3, 4), mask=mask)
+        check_canonical(csr)
+        np.testing.assert_array_equal(dense_of(csr), dense if not mask else dense != 0)
+        with pytest.raises(ValueError):
+            csr.indices[0] = 1
+    np.testing.assert_array_equal(matrix.indices, before)
+    for bad in (np.nan, -1.0, np.inf):
+        matrix.data[0] = bad
+        with pytest.raises(ValueError, match="y_true"):
+            as_csr(matrix, "y_true")
+        assert as_csr(matrix, "exclude", mask=True).indices.tolist() == [1, 3, 0, 2]
+
+
 def test_canonical_csr_taken_as_it_is():
     """A canonical CSR of positive finite labels skips the general path: same result, same errors."""
     dense = np.array([[0, 2, 0, 5], [1, 0, 0, 0], [0, 0, 0, 0]], dtype=np.int32)

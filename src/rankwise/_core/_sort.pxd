@@ -1,15 +1,17 @@
 """The one sort of the kernels: record types, their orders, and the algorithms.
 
-Two algorithms, each written once: an introsort of scored rows under the rank order
-(``sort_items``, unstable, made deterministic by unique keys) and a stable merge sort
+Three algorithms, each written once: an introsort of scored rows under the rank order
+(``sort_items``, unstable, made deterministic by unique keys), a stable merge sort
 generic over the record type (``merge_sort``), which a domain calls with its own
-comparison where stability matters or comparisons are dear (it makes fewer). The generic
+comparison where stability matters or comparisons are dear (it makes fewer), and a stable
+radix sort of ``Keyed`` records by their keys alone (``radix_sort``), for a domain that
+can put its whole order into a key (top_k: a score's bits). The generic
 pieces are inline and take the comparison as a function pointer, so each module that calls
 them compiles its own copy with the comparison inlined (the pointer is a constant there);
 ``merge_sort_items`` is the one copy for Items compiled here, out of the caller's code.
 """
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from ._stop cimport POLL, stopped
 
@@ -87,6 +89,7 @@ cdef inline void merge_into(Record* src, Record* dst, Py_ssize_t n,
     # buffer a permutation of its records, so a stop (checked on entry, at sizes of POLL
     # and above) leaves dst one too.
     cdef Py_ssize_t i, j, k, mid = n >> 1
+    cdef bint right
     if n >= POLL and stopped(stop):
         return
     if n <= SMALL_SORT:
@@ -95,13 +98,13 @@ cdef inline void merge_into(Record* src, Record* dst, Py_ssize_t n,
     merge_into(dst, src, mid, before, order, stop)
     merge_into(dst + mid, src + mid, n - mid, before, order, stop)
     i, j, k = 0, mid, 0
+    # Which half gives the next record is chosen without a branch (a pointer select):
+    # on unordered records a branch there went the wrong way half the time.
     while i < mid and j < n:
-        if before(order, &src[j], &src[i]):
-            dst[k] = src[j]
-            j += 1
-        else:
-            dst[k] = src[i]
-            i += 1
+        right = before(order, &src[j], &src[i])
+        dst[k] = (&src[j] if right else &src[i])[0]
+        j += right
+        i += 1 - right
         k += 1
     memcpy(&dst[k], &src[i], (mid - i) * sizeof(Record))
     memcpy(&dst[k + mid - i], &src[j], (n - j) * sizeof(Record))
@@ -114,3 +117,33 @@ cdef inline void merge_sort(Record* a, Record* tmp, Py_ssize_t n,
     # sorted, once ``stop`` is set.
     memcpy(tmp, a, n * sizeof(Record))
     merge_into(tmp, a, n, before, order, stop)
+
+
+cdef inline Keyed* radix_sort(Keyed* a, Keyed* tmp, Py_ssize_t n, int key_bytes) noexcept nogil:
+    # Stable (by position) sort of n records by the low ``key_bytes`` bytes of their keys,
+    # ascending: a byte at a time from the lowest, no comparison, so no branch on the data
+    # (sorting a few hundred records by comparisons waited on each one in turn). Returns the
+    # buffer, ``a`` or ``tmp``, that holds them sorted. A byte all keys share is skipped.
+    cdef Py_ssize_t count[256]
+    cdef Py_ssize_t total, c
+    cdef Py_ssize_t i
+    cdef int shift, d
+    for shift in range(0, 8 * key_bytes, 8):
+        if n < 2:
+            break
+        memset(count, 0, sizeof(count))
+        for i in range(n):
+            count[(a[i].key >> shift) & 255] += 1
+        if count[(a[0].key >> shift) & 255] == n:
+            continue
+        total = 0
+        for d in range(256):
+            c = count[d]
+            count[d] = total
+            total += c
+        for i in range(n):
+            d = (a[i].key >> shift) & 255
+            tmp[count[d]] = a[i]
+            count[d] += 1
+        a, tmp = tmp, a
+    return a

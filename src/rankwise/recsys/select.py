@@ -8,7 +8,7 @@ import numpy as np
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.sparse import as_csr, dense_scores, is_sparse
 from .._core.validation import as_array, check_choice, check_flag, nan_scores_message
-from ._select import pieces, select_rows
+from ._select import heap_words, pieces, select_rows
 
 __all__ = ["top_k"]
 
@@ -23,8 +23,9 @@ def top_k(y_score: Any, k: int, *, exclude: Any = None, ties: str = "stable", na
     """The ids of the ``k`` highest scores of each row, best first.
 
     No row is sorted: one vectorised read of each row finds the highest score of each
-    piece of 32 items; the k-th highest of those bounds the k-th best score from below,
-    so only the few pieces reaching it are read again (from cache) into a bounded heap.
+    piece of 64 items; the k-th highest of those bounds the k-th best score from below,
+    so only the few pieces reaching it are read again (from cache), and only their items
+    reaching it are sorted.
 
     Parameters
     ----------
@@ -36,8 +37,8 @@ def top_k(y_score: Any, k: int, *, exclude: Any = None, ties: str = "stable", na
         How many items per row, >= 1. The output has ``min(k, n_items)`` columns.
     exclude : scipy.sparse matrix or bool array, shape (n_users, n_items), optional
         Items never returned (a user's training interactions): every stored non-zero entry
-        of a sparse matrix, or True in a boolean mask. Their scores are not read (a NaN
-        there is no error).
+        of a sparse matrix, or True in a boolean mask. Their scores never change
+        the result (a NaN there is no error).
     ties : {"stable", "raise"}
         ``"stable"``: among equal scores the lower item id ranks first, as
         ``np.argsort(-s, kind="stable")`` orders them. ``"raise"``: ValueError when the
@@ -90,8 +91,8 @@ def top_k(y_score: Any, k: int, *, exclude: Any = None, ties: str = "stable", na
     n_pieces = pieces(n_items, excluded[0])
 
     def task(start: int, end: int, stop: np.ndarray) -> None:
-        scratch = (np.empty(n_pieces), np.empty(n_pieces), np.empty(2 * n_pieces, dtype=np.int64),
-                   np.empty(width, dtype=np.int64))
+        scratch = (np.empty(n_pieces), np.empty(2 * n_pieces), np.empty(2 * n_pieces, dtype=np.int64),
+                   np.empty(heap_words(width, n_items), dtype=np.int64))
         problem = select_rows(matrix, excluded, (nan_last, watch_ties), start, end, out, out_scores, scratch,
                               stop)
         if problem is not None:
