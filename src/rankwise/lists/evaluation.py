@@ -37,7 +37,7 @@ __all__ = ["evaluate", "reciprocal_rank", "average_precision", "ndcg", "dcg", "p
 _EMPTY = ("zero", "skip", "error")
 _NAN = ("raise", "last")
 # 2**label - 1 overflows float64 from label 1024 on.
-_MAX_EXPONENTIAL_LABEL = 1023
+MAX_EXPONENTIAL_LABEL = 1023
 
 
 def dcg_gains(specs: Sequence[MetricSpec]) -> list[str]:
@@ -59,9 +59,9 @@ def gains_bounded(gain: str, max_label: float, size: int) -> bool:
 def _check_gains(specs: Sequence[MetricSpec], batch: Batch) -> None:
     """Refuse labels whose DCG (or mean DCG) could overflow float64, which would give inf or NaN."""
     gains = dcg_gains(specs)
-    if "exponential" in gains and batch.max_label > _MAX_EXPONENTIAL_LABEL:
+    if "exponential" in gains and batch.max_label > MAX_EXPONENTIAL_LABEL:
         raise ValueError(f"y_true has labels up to {batch.max_label:g}; gain='exponential' (2**label - 1) "
-                         f"overflows above {_MAX_EXPONENTIAL_LABEL}")
+                         f"overflows above {MAX_EXPONENTIAL_LABEL}")
     size = batch.y_true.size
     limit = sys.float_info.max / (1 + 4 * size * 2.0**-53)
     for gain in gains:

@@ -13,7 +13,14 @@ from .._core.results import Results
 from .._core.sparse import Csr, is_sparse
 from .._core.validation import check_choice, check_level, check_max_grade
 from ..lists.conventions import get_convention
-from ..lists.evaluation import apply_empty, dcg_gains, gains_bounded, make_results, unique_specs
+from ..lists.evaluation import (
+    MAX_EXPONENTIAL_LABEL,
+    apply_empty,
+    dcg_gains,
+    gains_bounded,
+    make_results,
+    unique_specs,
+)
 from ..lists.names import MetricSpec, parse_metric
 from ._topk import evaluate_range
 from .layouts import (
@@ -29,8 +36,6 @@ from .layouts import (
 
 __all__ = ["evaluate_topk"]
 
-# 2**label - 1 overflows float64 from label 1024 on.
-_MAX_EXPONENTIAL_LABEL = 1023
 # A catalog beyond this many items per id given (and 2**20) has its ids renumbered.
 _IDS_PER_ENTRY = 16
 # What the kernel reports for an id out of range (_topk.pyx's BAD_ID).
@@ -41,9 +46,9 @@ def _check_gains(specs: Sequence[MetricSpec], relevant: Csr, max_label: float) -
     """Refuse grades whose DCG (or mean DCG) could overflow float64: inf or NaN otherwise."""
     size = max(relevant.indices.size, 1)
     for gain in dcg_gains(specs):
-        if gain == "exponential" and max_label > _MAX_EXPONENTIAL_LABEL:
+        if gain == "exponential" and max_label > MAX_EXPONENTIAL_LABEL:
             raise ValueError(f"relevant has grades up to {max_label:g}; gain='exponential' (2**grade - 1) "
-                             f"overflows above {_MAX_EXPONENTIAL_LABEL}")
+                             f"overflows above {MAX_EXPONENTIAL_LABEL}")
         if not gains_bounded(gain, max_label, size):
             raise ValueError(f"relevant has grades up to {max_label:g}: with gain={gain!r} their gains "
                              "could sum beyond the largest float64 (1.8e308); rescale the grades")
