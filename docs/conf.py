@@ -28,7 +28,7 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = ["_build", "api/generated/README*", "**/.ipynb_checkpoints"]
-templates_path = []
+templates_path = ["_templates"]
 html_static_path = []
 
 # MyST: $...$ and $$...$$ math, \begin{align} blocks, ::: fences, definition lists; README-style
