@@ -9,6 +9,7 @@ works without it, and drawing raises an ImportError naming the extra.
 """
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -30,6 +31,8 @@ __all__ = ["chance_ecdf", "comparison", "distributions", "metric_at_k", "precisi
 
 #: The pip requirement that installs what this module needs.
 EXTRA = 'pip install "rankwise[plot]"'
+
+_STYLES = ("-", "--", ":", "-.")
 
 # The tie policies whose band tie_sensitivity draws: best case, expectation, worst case.
 _BAND = ("optimistic", "expected", "pessimistic")
@@ -173,7 +176,8 @@ def distributions(results: Results | Mapping[str, Results], metrics: str | Itera
             column = column[~np.isnan(column)]
             if column.size == 0:
                 where = f"results[{system!r}]" if system else "results"
-                raise ValueError(f"metrics: {metric!r} has no value in {where} (every query NaN: empty='skip')")
+                raise ValueError(f"metrics: {metric!r} has no value in {where} (every query NaN: "
+                                 "empty='skip')")
             data.append(column)
         positions = np.arange(len(names)) + (j - (len(systems) - 1) / 2) * width
         _draw_distribution(ax, kind, data, positions, width * 0.8, color, system)
@@ -204,7 +208,8 @@ def _draw_distribution(ax: Any, kind: str, data: list[np.ndarray], positions: np
         rng = np.random.default_rng(0)  # the same jitter on every call: figures are reproducible
         for i, (column, x) in enumerate(zip(data, positions, strict=True)):
             jitter = rng.uniform(-width / 2, width / 2, column.shape[0])
-            ax.scatter(x + jitter, column, s=12, color=color, alpha=0.7, label=label if i == 0 and label else None)
+            ax.scatter(x + jitter, column, s=12, color=color, alpha=0.7,
+                       label=label if i == 0 and label else None)
 
 
 # -- a comparison of systems ---------------------------------------------------------------
@@ -284,8 +289,10 @@ def comparison(report: ComparisonReport, metrics: str | Iterable[str] | None = N
         top = max(top, float(np.nanmax(np.fmax(high, means))))
     ax.set_xticks(np.arange(len(names)), names)
     ax.set_ylabel(f"mean, {confidence:.0%} bootstrap CI")
-    ax.set_ylim(top=top * 1.12 if top > 0 else None)
-    ax.legend(title=report._legend() if any(marks.values()) else None, title_fontsize="small")
+    if top > 0:
+        ax.set_ylim(top=top * 1.3)  # room for the marks and the legend
+    title = textwrap.fill(report._legend(), 60) if any(marks.values()) else None
+    ax.legend(title=title, title_fontsize="small", fontsize="small", loc="upper left", ncols=2)
     return ax
 
 
@@ -341,8 +348,8 @@ def tie_sensitivity(systems: Any, metrics: str | Iterable[str] | None = None, *,
     >>> y_true = [[1, 0, 0], [0, 1, 0]]
     >>> y_score = [[0.5, 0.5, 0.1], [0.2, 0.2, 0.2]]      # the relevant item ties
     >>> ax = rankwise.plot.tie_sensitivity({"model": (y_true, y_score)}, ["MRR", "P@1"])
-    >>> bars = ax.containers[0]
-    >>> [(round(b.get_y(), 4), round(b.get_y() + b.get_height(), 4)) for b in bars]   # MRR, P@1
+    >>> bars = ax.containers[0]          # MRR, P@1: pessimistic to optimistic
+    >>> [(round(float(b.get_y()), 4), round(float(b.get_y() + b.get_height()), 4)) for b in bars]
     [(0.4167, 1.0), (0.0, 1.0)]
     """
     names = _metric_list(metrics)
@@ -361,11 +368,14 @@ def tie_sensitivity(systems: Any, metrics: str | Iterable[str] | None = None, *,
         x = np.arange(len(columns)) + (j - (len(bands) - 1) / 2) * width
         best = np.array([band[m]["optimistic"] for m in columns])
         worst = np.array([band[m]["pessimistic"] for m in columns])
-        ax.bar(x, best - worst, width * 0.9, bottom=worst, color=color, alpha=0.4, label=system or None)
+        # An edge in the system's colour keeps a band of height 0 (no tie matters) visible as a line.
+        ax.bar(x, best - worst, width * 0.9, bottom=worst, color=color, alpha=0.4, edgecolor=color,
+               label=system or None)
         expected = np.array([band[m].get("expected", np.nan) for m in columns])
         ax.plot(x, expected, linestyle="none", marker="o", color=color)
     ax.set_xticks(np.arange(len(columns)), columns)
     ax.set_ylabel("mean: pessimistic to optimistic, o expected")
+    ax.margins(y=0.1)
     _legend(ax, list(bands))
     return ax
 
@@ -483,8 +493,10 @@ def metric_at_k(results: Results | Mapping[str, Results], metrics: str | Iterabl
     if not families:
         raise ValueError("results hold no metric at a cutoff (such as P@10 or ndcg_cut_10)")
     ax = _axes(ax)
-    for system, by_family in curves.items():
-        for family in families:
+    # One system: a colour per metric; several: a colour per system and a line style per metric.
+    colors = _colors(max(len(curves), len(families)))
+    for j, (system, by_family) in enumerate(curves.items()):
+        for i, family in enumerate(families):
             key = family if asked is None else _asked_family(family)
             if key not in by_family:
                 where = f"results[{system!r}]" if system else "results"
@@ -492,7 +504,9 @@ def metric_at_k(results: Results | Mapping[str, Results], metrics: str | Iterabl
                 raise ValueError(f"metrics: {family!r} is held at no cutoff in {where} (metrics at cutoffs: "
                                  f"{held})")
             ks, means = by_family[key]
-            ax.plot(ks, means, marker="o", label=f"{system}: {family}" if system else family)
+            style = ({"color": colors[i]} if len(curves) == 1
+                     else {"color": colors[j], "linestyle": _STYLES[i % len(_STYLES)]})
+            ax.plot(ks, means, marker="o", label=f"{system}: {family}" if system else family, **style)
     ax.set_xlabel("cutoff k")
     ax.set_ylabel("mean")
     ax.legend()
@@ -507,7 +521,8 @@ def _curves(res: Results) -> dict[str, tuple[list[int], list[float]]]:
         family = _family(name, isinstance(res, TrecResults))
         if family is not None:
             found.setdefault(family[0], []).append((family[1], means[name]))
-    return {f: ([k for k, _ in sorted(points)], [m for _, m in sorted(points)]) for f, points in found.items()}
+    return {family: ([k for k, _ in sorted(points)], [m for _, m in sorted(points)])
+            for family, points in found.items()}
 
 
 def precision_recall(results: TrecResults | Mapping[str, TrecResults], *, ax: Any = None) -> Any:
@@ -537,7 +552,8 @@ def precision_recall(results: TrecResults | Mapping[str, TrecResults], *, ax: An
     >>> line.get_xdata()[[0, 5, 10]].tolist(), line.get_ydata()[[0, 5, 10]].tolist()
     ([0.0, 0.5, 1.0], [1.0, 1.0, 0.6666666666666666])
     """
-    systems = _by_system(results, "results", TrecResults, "TrecResults of rankwise.trec_eval (or a dict of them)")
+    systems = _by_system(results, "results", TrecResults,
+                         "TrecResults of rankwise.trec_eval (or a dict of them)")
     ax = _axes(ax)
     for system, res in systems.items():
         specs = [(parse_trec_measures(name)[0], name) for name in res.names]
@@ -607,14 +623,16 @@ def rank_distribution(ranks: Ranks | Mapping[str, Ranks], *, kind: str = "ecdf",
         raise ValueError(f"bins must be a positive integer, got {bins!r}")
     models = _by_system(ranks, "ranks", Ranks, "Ranks (of rankwise.rank_positive), or a dict of them")
     for model, value in models.items():
+        where = f"ranks[{model!r}]" if model else "ranks"
         if len(value) == 0:
-            raise ValueError(f"{f'ranks[{model!r}]' if model else 'ranks'} holds no query")
+            raise ValueError(f"{where} holds no query")
         if chance and value.n_candidates is None:
-            raise ValueError(f"chance=True needs n_candidates, which {f'ranks[{model!r}]' if model else 'ranks'} "
-                             "do not know (Ranks(..., n_candidates=...))")
-    values = {model: np.sort(np.asarray(getattr(value, ties), dtype=np.float64)) for model, value in models.items()}
-    top = max(max(float(v[-1]) for v in values.values()),
-              max((float(r.n_candidates.max()) for r in models.values() if r.n_candidates is not None), default=1))
+            raise ValueError(f"chance=True needs n_candidates, which {where} do not know "
+                             "(Ranks(..., n_candidates=...))")
+    values = {model: np.sort(np.asarray(getattr(value, ties), dtype=np.float64))
+              for model, value in models.items()}
+    known = [float(r.n_candidates.max()) for r in models.values() if r.n_candidates is not None]
+    top = max([float(v[-1]) for v in values.values()] + known)
     edges = np.unique(np.round(np.geomspace(1, top + 1, bins + 1)))
     ax = _axes(ax)
     for (model, sorted_ranks), color in zip(values.items(), _colors(len(models)), strict=True):

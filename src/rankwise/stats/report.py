@@ -593,7 +593,8 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
                                   n_threads=n_threads)
     values, rows = {}, []
     for metric in metrics:
-        values[metric], metric_rows = _compare_metric(metric, systems, pairs, on_missing, nan_policy, test_pair)
+        values[metric], metric_rows = _compare_metric(metric, systems, pairs, on_missing, nan_policy,
+                                                      test_pair)
         rows += metric_rows
     means = {metric: {name: _mean_of(column) for name, column in by_system.items()}
              for metric, by_system in values.items()}
