@@ -669,8 +669,9 @@ def _draw_chance(ax: Any, models: Mapping[str, Ranks], kind: str, edges: np.ndar
 
 
 def _shared(models: Mapping[str, Ranks]) -> bool:
-    counts = [r.n_candidates for r in models.values()]
-    return all(c is not None and np.array_equal(c, counts[0]) for c in counts)
+    """Whether every model knows the same candidate counts (one chance line for all)."""
+    first, *rest = [r.n_candidates for r in models.values()]
+    return first is not None and all(c is not None and np.array_equal(c, first) for c in rest)
 
 
 def chance_ecdf(n_candidates: ArrayLike, r: ArrayLike) -> np.ndarray:
