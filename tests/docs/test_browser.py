@@ -20,7 +20,6 @@ import os
 import re
 import shutil
 import threading
-import warnings
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ if not os.environ.get(SITE_ENV):
 
 # Imported only once the site is asked for: selenium is in the docs extra, not the test extra.
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -167,22 +167,21 @@ def driver() -> Iterator[webdriver.Chrome]:
         chrome.quit()
 
 
-LOADED = "return document.readyState === 'complete' && document.querySelector('main') !== null"
+LOADED = """return location.href === arguments[0] && document.readyState === "complete"
+    && document.querySelector("main") !== null"""
 
 
 def _load(driver: webdriver.Chrome, url: str) -> None:
-    """Open a page, again if the browser left it empty.
+    """Open a page, and wait until it is the page shown and has loaded.
 
-    Twice in early runs on this loaded 2-CPU machine a page came back as an empty document
-    (under file:// with net::ERR_FAILED) although it loaded at every other try: such a load is
-    retried, with a warning; a page that does not load in three tries fails.
+    Now and then on this loaded 2-CPU machine, driver.get returned while the new document was
+    still being parsed (its sections, and their ids, not there yet), so it is not trusted alone.
     """
-    for attempt in range(3):
-        driver.get(url)
-        if driver.execute_script(LOADED):
-            return
-        warnings.warn(f"{url} came back empty (try {attempt + 1}): {_severe_console(driver)}", stacklevel=2)
-    pytest.fail(f"{url} did not load in three tries")
+    driver.get(url)
+    try:
+        WebDriverWait(driver, WAIT).until(lambda d: d.execute_script(LOADED, url))
+    except TimeoutException:
+        pytest.fail(f"{url} did not load within {WAIT:.0f} s")
 
 
 def _severe_console(driver: webdriver.Chrome) -> list[str]:
