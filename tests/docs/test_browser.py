@@ -235,6 +235,13 @@ return {
   mathUnrendered: Array.from(document.querySelectorAll(".math"))
       .filter((e) => !e.querySelector("mjx-container") && !e.matches("mjx-container"))
       .map((e) => e.textContent.trim().slice(0, 80)),
+  // A display formula wider than the column is cut off behind a scroll bar: TeX source of each.
+  mathOverflow: Array.from(document.querySelectorAll("mjx-container[display=true]"))
+      .filter((e) => e.scrollWidth > e.clientWidth + 1)
+      .map((e) => {
+        const items = window.MathJax && MathJax.startup.document.getMathItemsWithin(e);
+        return (items && items.length ? items[0].math : e.textContent).trim().slice(0, 100);
+      }),
   mathErrors: Array.from(document.querySelectorAll("mjx-merror"))
       .map((e) => e.getAttribute("data-mjx-error") || e.textContent.slice(0, 80)),
   rawDollars: (prose.match(/\\$\\$|\\$[^\\s$][^$\\n]{0,200}?[^\\s$\\\\]\\$/g) || []).slice(0, 5),
@@ -248,7 +255,21 @@ return {
 """
 
 
-def _problems(page: str, words: tuple[str, ...], seen: dict[str, Any], console: list[str]) -> list[str]:
+def _content_problems(seen: dict[str, Any], console: list[str]) -> list[str]:
+    """What any page of the site must not show."""
+    problems = [f"Sphinx error marker {marker!r}" for marker in seen["errorMarkers"]]
+    problems += [f"formula not rendered: {text!r}" for text in seen["mathUnrendered"]]
+    problems += [f"formula error: {text!r}" for text in seen["mathErrors"]]
+    problems += [f"formula wider than the page at {WINDOW[0]} px: {text!r}" for text in seen["mathOverflow"]]
+    problems += [f"math markup left in the text: {text!r}" for text in seen["rawDollars"]]
+    problems += [f"image not loaded: {src}" for src in seen["brokenImages"]]
+    problems += [f"needs the network to render: {url}" for url in seen["remote"]]
+    problems += [f"console error: {message}" for message in console]
+    return problems
+
+
+def _main_page_problems(page: str, words: tuple[str, ...], seen: dict[str, Any]) -> list[str]:
+    """What the pages every reader meets must show."""
     problems = []
     h1 = seen["h1"]
     if not h1:
@@ -260,7 +281,6 @@ def _problems(page: str, words: tuple[str, ...], seen: dict[str, Any], console: 
             problems.append(f"<title> {seen['title']!r} does not start with the heading {h1!r}")
     if seen["articleText"] < 80:
         problems.append(f"the article holds {seen['articleText']} characters of text")
-    problems += [f"Sphinx error marker {marker!r}" for marker in seen["errorMarkers"]]
     # The theme's stylesheet sets its colour variables, lays the header out as a flex row and
     # sets a sans-serif font; without it the header is a plain block in the browser's Times.
     if not seen["themeColour"] or seen["headerDisplay"] != "flex" or "times" in seen["bodyFont"].lower():
@@ -270,13 +290,15 @@ def _problems(page: str, words: tuple[str, ...], seen: dict[str, Any], console: 
         )
     if page in MATH_PAGES and not seen["math"]:
         problems.append("no formula on a page that defines one")
-    problems += [f"formula not rendered: {text!r}" for text in seen["mathUnrendered"]]
-    problems += [f"formula error: {text!r}" for text in seen["mathErrors"]]
-    problems += [f"math markup left in the text: {text!r}" for text in seen["rawDollars"]]
-    problems += [f"image not loaded: {src}" for src in seen["brokenImages"]]
-    problems += [f"needs the network to render: {url}" for url in seen["remote"]]
-    problems += [f"console error: {message}" for message in console]
     return problems
+
+
+def _settle(driver: webdriver.Chrome, page: str) -> dict[str, Any]:
+    """What INSPECT sees once the page's formulas are typeset and its images loaded."""
+    failure = driver.execute_async_script(SETTLE)
+    assert failure is None, f"{page}: {failure}"
+    seen: dict[str, Any] = driver.execute_script(INSPECT)
+    return seen
 
 
 def _screenshot(driver: webdriver.Chrome, page: str) -> None:
@@ -297,10 +319,10 @@ def _screenshot(driver: webdriver.Chrome, page: str) -> None:
 def test_page_renders(driver: webdriver.Chrome, site: Site, page: str) -> None:
     _severe_console(driver)
     _load(driver, site.url(page))
-    failure = driver.execute_async_script(SETTLE)
-    assert failure is None, f"{page}: {failure}"
-    seen = driver.execute_script(INSPECT)
-    problems = _problems(page, MAIN_PAGES[page], seen, _severe_console(driver))
+    seen = _settle(driver, page)
+    problems = _main_page_problems(page, MAIN_PAGES[page], seen) + _content_problems(
+        seen, _severe_console(driver)
+    )
     _screenshot(driver, page)
     assert not problems, f"{page} does not render as it should:\n  " + "\n  ".join(problems)
 
@@ -367,7 +389,6 @@ def test_search_nonsense_finds_nothing(driver: webdriver.Chrome, site: Site) -> 
 LINKS = """
 const attr = (e, name) => ({raw: e.getAttribute(name), url: e[name]});
 return {
-  at: location.href,
   links: Array.from(document.querySelectorAll("a[href]")).map((a) => attr(a, "href")),
   resources: [
     ...Array.from(document.querySelectorAll("img[src], script[src]")).map((e) => attr(e, "src")),
@@ -375,8 +396,6 @@ return {
         .map((e) => attr(e, "href")),
   ],
   ids: Array.from(document.querySelectorAll("[id], a[name]")).map((e) => e.id || e.getAttribute("name")),
-  errorMarkers: Array.from(document.querySelectorAll(".system-message, .problematic"))
-      .map((e) => e.textContent.trim().slice(0, 160)),
 };
 """
 
@@ -389,7 +408,7 @@ class Crawl:
     """What a walk from index.html through every same-site link found."""
 
     ids: dict[Path, set[str]] = field(default_factory=dict)
-    error_markers: dict[str, list[str]] = field(default_factory=dict)
+    problems: dict[str, list[str]] = field(default_factory=dict)
     # (page, raw href, target file, fragment) of every same-site link and resource
     internal: list[tuple[str, str, Path, str]] = field(default_factory=list)
     external: list[tuple[str, str]] = field(default_factory=list)
@@ -408,11 +427,13 @@ def crawl(driver: webdriver.Chrome, site: Site) -> Crawl:
     while queue:
         page = queue.popleft()
         name = site.name(page)
+        _severe_console(driver)
         _load(driver, site.url(name))
+        problems = _content_problems(_settle(driver, name), _severe_console(driver))
+        if problems:
+            found.problems[name] = problems
         seen = driver.execute_script(LINKS)
         found.ids[page] = set(seen["ids"])
-        if seen["errorMarkers"]:
-            found.error_markers[name] = seen["errorMarkers"]
         for kind in ("links", "resources"):
             for link in seen[kind]:
                 raw, url = link["raw"], link["url"]
@@ -434,10 +455,12 @@ def crawl(driver: webdriver.Chrome, site: Site) -> Crawl:
     return found
 
 
-def test_no_page_shows_a_sphinx_error(crawl: Crawl) -> None:
-    """What a build without -W lets through (an unknown role, a reference to nowhere), on any page."""
-    assert not crawl.error_markers, "Sphinx error markers:\n  " + "\n  ".join(
-        f"{page}: {markers}" for page, markers in sorted(crawl.error_markers.items())
+def test_every_page_renders(crawl: Crawl) -> None:
+    """Every page reached: no Sphinx error marker (what a build without -W lets through), every
+    formula typeset and within the page, every image loaded, nothing fetched from the network,
+    no console error."""
+    assert not crawl.problems, f"{len(crawl.problems)} pages do not render as they should:\n" + "\n".join(
+        f"  {page}:\n    " + "\n    ".join(problems) for page, problems in sorted(crawl.problems.items())
     )
 
 
