@@ -5,6 +5,14 @@ Run it on a built site (the distribution's chromium and chromium-driver packages
     python -m sphinx -W -b html docs docs/_build/html
     RANKWISE_DOCS_HTML=docs/_build/html python -m pytest tests/docs/test_browser.py
 
+It checks that the pages every reader meets render (their heading and title, text, the theme's
+CSS, formulas typeset by the site's own MathJax, images, no console error), that every page
+reached from index.html shows no Sphinx error marker, no formula wider than the page, no broken
+image, that the search finds the nDCG page and nothing for a nonsense word (from the URL and
+typed into the header's search field), that every link and resource of the site names a file
+that exists and an id that the target page holds, that external links are well-formed URLs,
+and that every page of the build is reachable.
+
 The site is served from its directory on 127.0.0.1 for the time of the test. Nothing is fetched
 from the network: chromedriver is the one on PATH (Selenium Manager, which would download one, is
 never asked), external links are only checked to be well-formed, and a page that needs the
