@@ -25,6 +25,7 @@ import numpy as np
 
 from .._core._enums import LineErrorKind
 from .._core.parallel import effective_n_threads, run_in_chunks
+from .._core.progress import Bar, progress_bar
 from . import _text
 
 __all__ = ["Parsed", "Text", "parse_text"]
@@ -221,14 +222,19 @@ def _carry_over(buffer: bytearray, n: int, carry: bytearray) -> tuple[bytearray,
     return carry, 0, len(carry)
 
 
-def parse_text(text: Text, run: bool) -> Parsed:
-    """Parse a qrels (``run=False``) or run source to its end; see the module docstring."""
+def parse_text(text: Text, run: bool, progress: bool | None = False) -> Parsed:
+    """Parse a qrels (``run=False``) or run source to its end; see the module docstring.
+
+    ``progress`` as :func:`rankwise._core.progress.progress_bar` takes it: decoded bytes
+    parsed, out of the file's size when it is known (a plain regular file).
+    """
     blocks = _Blocks(text, run)
-    blocks.empty = _feed_all(blocks, text) == 0
+    with progress_bar(progress, text.size, f"reading {text.name}", unit="B") as bar:
+        blocks.empty = _feed_all(blocks, text, bar) == 0
     return _finished(blocks, text)
 
 
-def _feed_all(blocks: _Blocks, text: Text) -> int:
+def _feed_all(blocks: _Blocks, text: Text, bar: Bar) -> int:
     """Feed ``blocks`` every line of ``text``; the bytes read. The blocks' memory is freed on return."""
     reader = _ReadAhead(text)
     carry, total = bytearray(), 0
@@ -245,6 +251,7 @@ def _feed_all(blocks: _Blocks, text: Text) -> int:
                 blocks.error = _bare_cr_error(text.name)
                 break
             blocks.feed(owner, start, cut)
+            bar.update(n)
             if owner is not carry or cut > start:
                 with memoryview(owner) as view:
                     carry = bytearray(view[cut:stop])
