@@ -53,8 +53,8 @@ class _Shown(Bar):
     def __init__(self, tqdm: Any, total: float | None, desc: str, unit: str, delay: float) -> None:
         self._lock = threading.Lock()
         scale = unit == "B"
-        self._bar = tqdm(total=total, desc=desc, unit=unit, unit_scale=scale, unit_divisor=1024 if scale else 1000,
-                         delay=delay, file=sys.stderr, leave=False, dynamic_ncols=True)
+        self._bar = tqdm(total=total, desc=desc, unit=unit, unit_scale=scale,
+                         unit_divisor=1024 if scale else 1000, delay=delay, file=sys.stderr, leave=False, dynamic_ncols=True)
 
     def update(self, n: float = 1) -> None:
         with self._lock:

@@ -597,8 +597,8 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
         seed = None
     total = n_resamples * len(pairs) * len(metrics)
     with progress_bar(progress if resampled else False, total, f"{test} tests", "resamples") as bar:
-        test_pair = functools.partial(_paired_test, test=test, alternative=alternative, n_resamples=n_resamples,
-                                      seed=seed, confidence=confidence, ci_method="bca", zero_method="wilcox",
+        test_pair = functools.partial(_paired_test, test=test, alternative=alternative,
+                                      n_resamples=n_resamples, seed=seed, confidence=confidence, ci_method="bca", zero_method="wilcox",
                                       n_threads=n_threads, bar=bar)
         values, rows = {}, []
         for metric in metrics:

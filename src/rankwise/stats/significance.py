@@ -152,7 +152,8 @@ def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n
         return
     bounds = sorted(set(np.linspace(0, n_resamples, _PROGRESS_SLICES + 1).astype(np.int64).tolist()))
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-        run_over_range(functools.partial(_shifted, task, lo), hi - lo, threads, (hi - lo) * work_per_resample // 16)
+        run_over_range(functools.partial(_shifted, task, lo), hi - lo, threads,
+                       (hi - lo) * work_per_resample // 16)
         bar.update(hi - lo)
 
 
