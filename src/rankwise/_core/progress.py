@@ -54,7 +54,8 @@ class _Shown(Bar):
         self._lock = threading.Lock()
         scale = unit == "B"
         self._bar = tqdm(total=total, desc=desc, unit=unit, unit_scale=scale,
-                         unit_divisor=1024 if scale else 1000, delay=delay, file=sys.stderr, leave=False, dynamic_ncols=True)
+                         unit_divisor=1024 if scale else 1000, delay=delay, file=sys.stderr, leave=False,
+                         dynamic_ncols=True)
 
     def update(self, n: float = 1) -> None:
         with self._lock:

@@ -598,8 +598,8 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
     total = n_resamples * len(pairs) * len(metrics)
     with progress_bar(progress if resampled else False, total, f"{test} tests", "resamples") as bar:
         test_pair = functools.partial(_paired_test, test=test, alternative=alternative,
-                                      n_resamples=n_resamples, seed=seed, confidence=confidence, ci_method="bca", zero_method="wilcox",
-                                      n_threads=n_threads, bar=bar)
+                                      n_resamples=n_resamples, seed=seed, confidence=confidence,
+                                      ci_method="bca", zero_method="wilcox", n_threads=n_threads, bar=bar)
         values, rows = {}, []
         for metric in metrics:
             values[metric], metric_rows = _compare_metric(metric, systems, pairs, on_missing, nan_policy,
