@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._core.progress import check_progress, progress_bar
-from .._core.results import Results, as_results
+from .._core.results import Results, as_results, html_table
 from .._core.validation import check_flag
 from ..trec.evaluation import Qrels, Run, TrecResults, trec_eval
 from .correction import correct
@@ -263,10 +263,13 @@ class ComparisonReport:
 
     # -- layouts -------------------------------------------------------------------------
 
+    def _text_mark(self, mark: str) -> str:
+        """A mean's marks as text: ``*``, or the letters as a superscript ``^ab``."""
+        return mark if self.baseline is not None or not mark else f"^{mark}"
+
     def to_text(self) -> str:
         """The plain-text report (also ``repr``)."""
-        mark = (lambda m: m) if self.baseline is not None else (lambda m: f"^{m}" if m else "")
-        means = self._mean_rows(mark)
+        means = self._mean_rows(self._text_mark)
         lines = [f"Comparison of {self._description()}.", ""]
         lines += _table(means, set(range(1, len(means[0]))))
         lines += [self._legend(), ""]
@@ -276,6 +279,14 @@ class ComparisonReport:
 
     def __repr__(self) -> str:
         return self.to_text()
+
+    def _repr_html_(self) -> str:
+        """Tables for notebooks: the means with their marks and the legend, then every comparison,
+        each cell as :meth:`to_text` writes it."""
+        means, details = self._mean_rows(self._text_mark), self._detail_rows()
+        return (html_table(means[0], means[1:], before=[f"Comparison of {self._description()}."],
+                           after=[self._legend()])
+                + html_table(details[0], details[1:], after=self._notes()))
 
     def to_markdown(self) -> str:
         """GitHub-flavoured Markdown: the means with marks, the legend, then every comparison."""

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from .._core.parallel import ChunkTask, effective_n_threads, run_over_range
 from .._core.progress import Bar, check_progress, progress_bar
-from .._core.results import Results
+from .._core.results import Results, html_table
 from ._resample import bootstrap_sums, sign_flip_sums
 from .inputs import _mean, _paired_differences, _unscaled
 from .options import _NAN_POLICIES, _ON_MISSING, _check_test_options, _choice, _resolve_seed
@@ -111,16 +111,28 @@ class ComparisonResult:
     seed: int | None = None
     distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
 
-    def __repr__(self) -> str:
+    def _fields(self) -> list[tuple[str, str]]:
+        """(name, value as text) of the repr and the notebook table, in their order."""
         low, high = self.confidence_interval
-        drawn = ""
+        fields = [("test", repr(self.test)), ("alternative", repr(self.alternative)), ("n", str(self.n)),
+                  ("mean_difference", _fmt(self.mean_difference)), ("statistic", _fmt(self.statistic)),
+                  ("pvalue", _fmt(self.pvalue)),
+                  (f"{self.confidence_level:.0%} CI ({self.ci_method})", f"[{_fmt(low)}, {_fmt(high)}]"),
+                  ("effect_size", _fmt(self.effect_size))]
         if self.n_resamples is not None:
-            drawn = (f", exact over {self.n_resamples} sign patterns" if self.exact
-                     else f", {self.n_resamples} resamples, seed={self.seed}")
-        return (f"ComparisonResult(test={self.test!r}, alternative={self.alternative!r}, n={self.n}, "
-                f"mean_difference={_fmt(self.mean_difference)}, statistic={_fmt(self.statistic)}, "
-                f"pvalue={_fmt(self.pvalue)}, {self.confidence_level:.0%} CI ({self.ci_method})="
-                f"[{_fmt(low)}, {_fmt(high)}], effect_size={_fmt(self.effect_size)}{drawn})")
+            fields.append(("resamples", f"exact over {self.n_resamples} sign patterns" if self.exact
+                           else f"{self.n_resamples} resamples, seed={self.seed}"))
+        return fields
+
+    def __repr__(self) -> str:
+        *named, last = self._fields()
+        text = ", ".join(f"{name}={value}" for name, value in named)
+        drawn = f", {last[1]}" if last[0] == "resamples" else f", {last[0]}={last[1]}"
+        return f"ComparisonResult({text}{drawn})"
+
+    def _repr_html_(self) -> str:
+        """A table for notebooks: the numbers of the repr, one a row."""
+        return html_table(["ComparisonResult", ""], [list(field) for field in self._fields()])
 
 
 def _allocate(n_resamples: int) -> np.ndarray:
