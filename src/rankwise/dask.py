@@ -38,6 +38,7 @@ from ._engines import (
     evaluate_partition,
     first_in_table,
     first_invalid,
+    known_means_html,
     partition_outcome,
     per_query_rows,
     rows_in_table,
@@ -494,6 +495,11 @@ class DaskTrecResults:
 
     def __rankwise_results__(self) -> Results:
         return self.compute()
+
+    def _repr_html_(self) -> str:
+        """trec_eval's summary for notebooks, if :meth:`compute` brought it back; never runs a job."""
+        means = None if self._results is None else self._results.mean()
+        return known_means_html(repr(self), self.names, means)
 
     def __repr__(self) -> str:
         return f"DaskTrecResults({', '.join(self.names)}; {self._qrels.npartitions} partitions)"

@@ -52,6 +52,7 @@ from ._engines import (
     evaluate_job,
     first_in_table,
     first_invalid,
+    known_means_html,
     partition_outcome,
     per_query_rows,
     rows_in_table,
@@ -451,6 +452,11 @@ class SparkTrecResults:
 
     def __rankwise_results__(self) -> TrecResults:
         return self.collect()
+
+    def _repr_html_(self) -> str:
+        """trec_eval's summary for notebooks, if :meth:`collect` brought it back; never runs a job."""
+        means = None if self._results is None else self._results.mean()
+        return known_means_html(repr(self), self.names, means)
 
     def __repr__(self) -> str:
         return f"SparkTrecResults({', '.join(self.names)})"
