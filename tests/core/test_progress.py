@@ -60,12 +60,15 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _on_terminal(args: list[str], env: dict[str, str]) -> tuple[str, str]:
-    """Run the child with stderr on a pseudo-terminal: (stdout, what the terminal got)."""
+    """Run the child (or ``python -c ...`` given whole) with stderr on a pseudo-terminal: (stdout,
+    what the terminal got)."""
+    if args[0] != "-c":
+        args = ["-c", CHILD, *args]
     master, slave = pty.openpty()
     # A new pseudo-terminal is 0 columns wide, where a bar has no room: give it a real size.
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
     try:
-        child = subprocess.Popen([sys.executable, "-c", CHILD, *args], stdout=subprocess.PIPE, stderr=slave,
+        child = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=slave,
                                  env=env)
     finally:
         os.close(slave)
@@ -151,3 +154,22 @@ def test_the_silent_bar_and_argument_checks() -> None:
             check_progress(bad)
     with pytest.raises(TypeError, match="progress must be"):
         rw.compare([0.1, 0.2], [0.2, 0.1], progress=1)  # type: ignore[arg-type]
+
+
+CLI = ("import sys, rankwise._core.progress as progress; progress._DELAY = 0; "
+       "from rankwise.cli.command import main; sys.exit(main(sys.argv[1:]))")
+
+
+def test_cli_shows_progress_on_stderr_only_and_no_progress_turns_it_off(big_run: Path, tmp_path: Path) -> None:
+    qrels = tmp_path / "big.qrels"
+    qrels.write_text("".join(f"q{q} 0 doc{q} 1\n" for q in range(200)))
+    other = tmp_path / "other.run"
+    other.write_bytes(big_run.read_bytes())
+    args = ["compare", str(qrels), str(big_run), str(other), "--resamples", "100000", "--seed", "1",
+            "-m", "map"]
+
+    out, terminal = _on_terminal(["-c", CLI, *args], _env())
+    assert "reading" in terminal and "randomization tests" in terminal
+    assert "reading" not in out and "resamples/s" not in out        # stdout holds the report only
+    quiet_out, quiet = _on_terminal(["-c", CLI, *args, "--no-progress"], _env())
+    assert quiet == "" and quiet_out == out

@@ -16,6 +16,7 @@ whether the file changed while it was read, which outranks both.
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import threading
 from dataclasses import dataclass
@@ -229,7 +230,7 @@ def parse_text(text: Text, run: bool, progress: bool | None = False) -> Parsed:
     parsed, out of the file's size when it is known (a plain regular file).
     """
     blocks = _Blocks(text, run)
-    with progress_bar(progress, text.size, f"reading {text.name}", unit="B") as bar:
+    with progress_bar(progress, text.size, f"reading {os.path.basename(text.name)}", unit="B") as bar:
         blocks.empty = _feed_all(blocks, text, bar) == 0
     return _finished(blocks, text)
 
