@@ -389,7 +389,7 @@ def _client() -> Any:
     return client if hasattr(client, "compute") and hasattr(client, "gather") else None
 
 
-class _Finished(Callback):  # type: ignore[misc]
+class _Finished(Callback):
     """Counts the tasks of ``keys`` on ``bar`` as a local scheduler finishes them."""
 
     def __init__(self, keys: set[Any], bar: Bar) -> None:
