@@ -13,6 +13,7 @@ import pytest
 
 import rankwise as rw
 from rankwise._core.progress import ENV_PROGRESS, Bar, check_progress, progress_bar
+from rankwise.stats import significance
 
 pytest.importorskip("tqdm")
 pty = pytest.importorskip("pty")
@@ -129,7 +130,11 @@ def test_forced_without_tqdm_names_the_extra(monkeypatch: pytest.MonkeyPatch, bi
     assert not progress_bar(None, 10, "x").shown
 
 
-def test_results_identical_with_and_without_progress(big_run: Path) -> None:
+@pytest.mark.parametrize("sliced", [False, True])
+def test_results_identical_with_and_without_progress(big_run: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     sliced: bool) -> None:
+    if sliced:      # every resampling in slices between updates, however short
+        monkeypatch.setattr(significance, "_PROGRESS_COST", 0)
     rng = np.random.default_rng(5)
     a, b = rng.random(300), rng.random(300)
     for test in ("randomization", "bootstrap"):

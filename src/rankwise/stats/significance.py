@@ -146,8 +146,10 @@ def _allocate(n_resamples: int) -> np.ndarray:
                           "could not be allocated; pass fewer") from None
 
 
-# Slices of the resamples between two updates of a shown progress bar.
+# Slices of the resamples between two updates of a shown progress bar, for work of at least
+# _PROGRESS_COST runner items (tens of milliseconds): shorter work runs in one piece.
 _PROGRESS_SLICES = 100
+_PROGRESS_COST = 1 << 20
 
 
 def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n_threads: int | None,
@@ -159,8 +161,10 @@ def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n
     """
     # A unit of work (a table lookup or a draw) costs 1 to 5 ns, a runner item up to 100.
     threads = effective_n_threads(n_threads)
-    if not bar.shown:
-        run_over_range(task, n_resamples, threads, n_resamples * work_per_resample // 16)
+    cost = n_resamples * work_per_resample // 16
+    if not bar.shown or cost < _PROGRESS_COST:
+        run_over_range(task, n_resamples, threads, cost)
+        bar.update(n_resamples)
         return
     bounds = sorted(set(np.linspace(0, n_resamples, _PROGRESS_SLICES + 1).astype(np.int64).tolist()))
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
