@@ -178,3 +178,56 @@ def test_cli_shows_progress_on_stderr_only_and_no_progress_turns_it_off(big_run:
     assert "reading" not in out and "resamples/s" not in out        # stdout holds the report only
     quiet_out, quiet = _on_terminal(["-c", CLI, *args, "--no-progress"], _env())
     assert quiet == "" and quiet_out == out
+
+
+class _Recorded(Bar):
+    """A bar that keeps its total and updates, for the counts a read reports."""
+
+    def __init__(self, total: float | None) -> None:
+        self.total, self.updates = total, []
+
+    def update(self, n: float = 1) -> None:
+        self.updates.append(n)
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz", ".xz"])
+def test_a_read_counts_the_file_bytes_compressed_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         big_run: Path, suffix: str) -> None:
+    from rankwise.trec import parsing
+
+    bars: list[_Recorded] = []
+    monkeypatch.setattr(parsing, "_BLOCK", 1 << 16)     # many blocks, so many updates
+    monkeypatch.setattr(parsing, "progress_bar", lambda progress, total, *a, **k: bars.append(_Recorded(total))
+                        or bars[-1])
+    path = tmp_path / f"run{suffix}"
+    original = rw.Run.read(big_run)
+    original.write(path)
+    assert len(rw.Run.read(path)) == len(original)
+    size = path.stat().st_size
+    assert bars[-1].total == size and sum(bars[-1].updates) == size and len(bars[-1].updates) > 1
+    with open(path, "rb") as stream:     # a stream given open: no total, its bytes still counted
+        rw.Run.read(stream)
+    assert bars[-1].total is None and sum(bars[-1].updates) == size
+
+
+class _ShownBar(_Recorded):
+    shown = True
+
+
+def test_sign_flip_slices_keep_the_table_set_up_a_tenth_of_their_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each chunk of sign flips builds 256 table entries per group of 8 queries, then one
+    # lookup per group and resample: a slice of a thread needs 2,560 resamples or more.
+    slices: list[int] = []
+    real = significance.run_over_range
+    monkeypatch.setattr(significance, "run_over_range",
+                        lambda task, n, threads, cost: slices.append(n) or real(task, n, threads, cost))
+    d = np.random.default_rng(0).random(200_000) - 0.5
+    bar = _ShownBar(None)
+    significance._sign_flip_distribution(d, False, 12_000, 1, 2, 2, bar)
+    assert slices == [6_000, 6_000] and sum(bar.updates) == 12_000
+    slices.clear()
+    significance._sign_flip_distribution(d[:800], False, 600_000, 1, 2, 2, bar)
+    assert len(slices) == significance._PROGRESS_SLICES and min(slices) >= 2 * 2_560
+    slices.clear()
+    significance._bootstrap_distribution(d, 12_000, 1, 2, 2, bar)    # no set-up: every slice
+    assert len(slices) == significance._PROGRESS_SLICES

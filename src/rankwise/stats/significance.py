@@ -153,7 +153,7 @@ _PROGRESS_COST = 1 << 20
 
 
 def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n_threads: int | None,
-                    bar: Bar) -> None:
+                    bar: Bar, setup: int = 0) -> None:
     """Call ``task(r_start, r_stop, stop=flag)`` over resamples ``0..n_resamples-1`` (shared runner).
 
     A shown ``bar`` has them run in slices, counted between slices from this thread; the
@@ -166,7 +166,10 @@ def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n
         run_over_range(task, n_resamples, threads, cost)
         bar.update(n_resamples)
         return
-    bounds = sorted(set(np.linspace(0, n_resamples, _PROGRESS_SLICES + 1).astype(np.int64).tolist()))
+    # Each chunk of a slice pays ``setup`` (the sign-flip tables) again: at most a tenth of its work.
+    per_chunk = -(-10 * setup // max(work_per_resample, 1))
+    slices = max(1, min(_PROGRESS_SLICES, n_resamples // max(threads * per_chunk, 1)))
+    bounds = sorted(set(np.linspace(0, n_resamples, slices + 1).astype(np.int64).tolist()))
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         run_over_range(functools.partial(_shifted, task, lo), hi - lo, threads,
                        (hi - lo) * work_per_resample // 16)
@@ -186,7 +189,8 @@ def _sign_flip_distribution(d: np.ndarray, exact: bool, n_resamples: int, key0: 
     def task(r_start: int, r_stop: int, stop: np.ndarray) -> None:
         sign_flip_sums(d, key0, key1, exact, r_start, r_stop, out[r_start:r_stop], np.empty(table_size), stop)
 
-    _over_resamples(task, n_resamples, max(d.shape[0] // 8, 1), n_threads, bar)
+    _over_resamples(task, n_resamples, max(d.shape[0] // 8, 1), n_threads, bar,
+                    setup=256 * max(d.shape[0] // 8, 1))
     return out
 
 

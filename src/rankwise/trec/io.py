@@ -140,8 +140,9 @@ def read_run(path: Source, *, progress: bool | None = None) -> TrecColumns:
         A path ending in ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` must hold data in that
         format.
     progress : bool or None
-        A progress bar on stderr, in bytes of the file (of its size when known; compressed
-        data and streams count decoded bytes without a total). None (default): shown when
+        A progress bar on stderr, in bytes of the file as stored (compressed bytes for
+        compressed data), out of its size for a file opened by path; pipes and streams given
+        open count their bytes without a total. None (default): shown when
         stderr is a terminal, tqdm is installed and the environment variable
         ``RANKWISE_PROGRESS`` is not ``0``, after half a second of work; False: never;
         True: always, or ImportError if tqdm is missing (``pip install "rankwise[progress]"``).
