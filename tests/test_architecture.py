@@ -13,7 +13,8 @@ executed), its imports resolved to absolute module names, and three rules checke
 2. Kernels. A domain's private modules (``rankwise.<domain>._x``, compiled kernels among them)
    are imported only by that domain. ``_core``'s are shared by every domain.
 3. No import inside a function body, so that no cycle can hide behind a lazy import. The
-   exceptions are the optional extras (pandas, pyarrow, polars, zstandard, matplotlib), which a user may not have
+   exceptions are the optional extras (pandas, pyarrow, polars, zstandard, matplotlib, tqdm, and
+   distributed, where a Dask client may run rankwise.dask's jobs), which a user may not have
    installed, and scipy's submodules: ``stats`` imports ``scipy.stats``/``scipy.special``
    when a test runs, because importing ``scipy.stats`` costs several times as long as
    importing all of rankwise, and ``import rankwise`` should not pay it.
@@ -36,7 +37,7 @@ ROOT = Path(rankwise.__file__).resolve().parent
 LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "recsys": 2, "stats": 3, "plot": 4, "_engines": 5,
           "cli": 5, "spark": 6, "dask": 6}
 
-LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard", "matplotlib")
+LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard", "matplotlib", "tqdm", "distributed")
 
 
 def module_name(path: Path) -> str:

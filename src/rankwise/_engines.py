@@ -38,7 +38,7 @@ import numpy as np
 from ._core._enums import Metric
 from ._core.exact import ExactSum
 from ._core.names import metric_names
-from ._core.results import Results
+from ._core.results import Results, html_table
 from ._core.validation import bad_label_message, nan_scores_message, repeated_document
 from .lists import Accumulator, evaluate
 from .lists.names import parse_metric
@@ -47,8 +47,8 @@ from .trec.evaluation import trec_eval_part
 
 __all__ = ["DUPLICATES", "LABELS", "NAN", "EvaluateJob", "EvaluateResults", "TrecJob", "combine",
            "combine_trec", "evaluate_job", "evaluate_partition", "first_in_table", "first_invalid",
-           "partition_outcome", "per_query_rows", "rows_in_table", "text_values", "trec_job",
-           "trec_outcome", "trec_partition"]
+           "known_means_html", "partition_outcome", "per_query_rows", "rows_in_table", "text_values",
+           "trec_job", "trec_outcome", "trec_partition"]
 
 # The stages of evaluate's checks, in its order: the error of the earliest stage is raised.
 # _OTHER's errors are query ids' (which evaluate checks before documents) and the rarer
@@ -141,6 +141,23 @@ class EvaluateResults:
 
     def __rankwise_results__(self) -> Results:
         return self._all_results()
+
+    def _repr_html_(self) -> str:
+        """The means for notebooks, if a job brought them back; never runs one."""
+        known = self._results.mean() if self._results is not None else self._means
+        return known_means_html(repr(self), self.metrics, known)
+
+
+def known_means_html(title: str, names: Sequence[str], means: Mapping[str, float] | None) -> str:
+    """An engine's results in a notebook: the means if known, else the names and how to get them.
+
+    Showing an object in a notebook must not start a job, which a cluster may take minutes over.
+    """
+    if means is None:
+        return html_table(["metric", "mean"], [[name, "not computed yet"] for name in names],
+                          before=[title], after=["mean() runs the job once and keeps its result"])
+    return html_table(["metric", "mean"], [[name, f"{value:.4f}"] for name, value in means.items()],
+                      before=[title])
 
 
 def _graded(name: str) -> bool:

@@ -22,9 +22,11 @@ try:
     import dask.dataframe as dd
     import pandas as pd
     import pyarrow as pa
+    from dask.callbacks import Callback
 except ImportError:
     raise ImportError('rankwise.dask needs Dask: pip install "rankwise[dask]"') from None
 
+from ._core.progress import Bar, check_progress, progress_bar
 from ._core.results import Results
 from ._engines import (
     DUPLICATES,
@@ -38,6 +40,7 @@ from ._engines import (
     evaluate_partition,
     first_in_table,
     first_invalid,
+    known_means_html,
     partition_outcome,
     per_query_rows,
     rows_in_table,
@@ -233,7 +236,7 @@ def _locate(frame: Any, name: str, kind: str) -> tuple[int, Any]:
 def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y_score: str,
              doc_ids: str | None = None, ties: str = "expected", relevance_level: float = 1,
              gain: str = "linear", max_grade: float | None = None, empty: str = "zero", nan: str = "raise",
-             npartitions: int | None = None) -> DaskResults:
+             npartitions: int | None = None, progress: bool | None = None) -> DaskResults:
     """:func:`rankwise.evaluate` over a Dask DataFrame with one row per (query, item).
 
     Lazy: nothing runs until :meth:`DaskResults.mean`, :meth:`DaskResults.compute` or a
@@ -257,6 +260,12 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
         ``ddf.compute()``, which the shuffle keeps by numbering the rows first.
     npartitions : int, optional
         Partitions after the shuffle by query id (default: those of ``ddf``).
+    progress : bool or None
+        A progress bar on stderr of the partitions evaluated while :meth:`DaskResults.mean` or
+        :meth:`DaskResults.compute` runs (from the distributed client's futures, or the local
+        scheduler's callbacks). None (default): shown when stderr is a terminal and tqdm is
+        installed, unless the environment sets ``RANKWISE_PROGRESS=0``; False: never; True:
+        always (ImportError without tqdm: ``pip install "rankwise[progress]"``).
 
     Returns
     -------
@@ -288,7 +297,9 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
                        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan)
     _check_columns(ddf, job.columns, "ddf")
     evaluate_partition(job, _probe(ddf._meta, [name for _, name in job.columns]))
-    return DaskResults(ddf, job, npartitions)
+    results = DaskResults(ddf, job, npartitions)
+    results._progress = check_progress(progress)
+    return results
 
 
 class DaskResults(EvaluateResults):
@@ -313,6 +324,7 @@ class DaskResults(EvaluateResults):
     def __init__(self, ddf: Any, job: EvaluateJob, npartitions: int | None) -> None:
         qid = job.names["qid"]
         super().__init__(job)
+        self._progress: bool | None = None
         self._source = ddf
         self._grouped = _by_query(_projected(ddf, job.names.values()), qid, npartitions, job.stable)
         self._largest = _series(ddf, job.names["y_true"]).max() if job.needs_max_grade else None
@@ -329,7 +341,7 @@ class DaskResults(EvaluateResults):
         largest = None if self._largest is None else self._largest.to_delayed()
         parts = self._grouped.to_delayed()
         tasks = [dask.delayed(_evaluate_outcome)(part, self._job, want, largest) for part in parts]
-        *outcomes, largest = dask.compute(*tasks, largest)
+        *outcomes, largest = _computed([*tasks, largest], len(tasks), self._progress)
         return combine(_resolved(self._job, largest), outcomes, self._locate, want)
 
     def _locate(self, kind: str, query: Any = None) -> tuple[Any, Any]:
@@ -342,6 +354,51 @@ class DaskResults(EvaluateResults):
     def __repr__(self) -> str:
         return (f"DaskResults({', '.join(self._job.metrics)}; {self._grouped.npartitions} partitions, "
                 f"ties={self._job.settings['ties']!r})")
+
+
+def _computed(tasks: list[Any], counted: int, progress: bool | None) -> tuple[Any, ...]:
+    """``dask.compute(*tasks)``, with a bar of the first ``counted`` tasks (the partitions) done.
+
+    On a distributed client the bar follows the futures as they finish; on a local scheduler,
+    the callback that Dask calls after each task (in its worker threads: the bar takes a lock).
+    """
+    with progress_bar(progress, counted, "partitions", "partitions") as bar:
+        if not bar.shown:
+            return dask.compute(*tasks)
+        client = _client()
+        if client is None:
+            with _Finished({task.key for task in tasks[:counted]}, bar):
+                return dask.compute(*tasks)
+        import distributed
+
+        lazy = [i for i, task in enumerate(tasks) if dask.is_dask_collection(task)]
+        futures = client.compute([tasks[i] for i in lazy])
+        for future in distributed.as_completed(futures[:counted]):
+            bar.update(1)
+            future.result()     # an error now, as dask.compute raises it
+        done = list(tasks)
+        for i, value in zip(lazy, client.gather(futures), strict=True):
+            done[i] = value
+        return tuple(done)
+
+
+def _client() -> Any:
+    """The distributed client that Dask would compute on now, or None (a local scheduler)."""
+    scheduler = dask.base.get_scheduler()
+    client = getattr(scheduler, "__self__", None)
+    return client if hasattr(client, "compute") and hasattr(client, "gather") else None
+
+
+class _Finished(Callback):
+    """Counts the tasks of ``keys`` on ``bar`` as a local scheduler finishes them."""
+
+    def __init__(self, keys: set[Any], bar: Bar) -> None:
+        super().__init__()
+        self._keys, self._bar = keys, bar
+
+    def _posttask(self, key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
+        if key in self._keys:
+            self._bar.update(1)
 
 
 def _table(part: Any, names: list[str], keep_order: bool = False) -> Any:
@@ -394,7 +451,7 @@ def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",
               query: str = "query_id", doc: str = "doc_id", relevance: str = "relevance",
               score: str = "score", name: str | None = None, complete: bool = False,
               relevance_level: float = 1, depth: int | None = None, ties: str = "trec",
-              npartitions: int | None = None) -> DaskTrecResults:
+              npartitions: int | None = None, progress: bool | None = None) -> DaskTrecResults:
     """:func:`rankwise.trec_eval` over two Dask DataFrames: judgements and retrieved documents.
 
     trec_eval's semantics, judged documents never retrieved included: each query's
@@ -419,6 +476,9 @@ def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",
         As :func:`rankwise.trec_eval`; ``ties="stable"`` keeps the order of ``run``'s rows.
     npartitions : int, optional
         Partitions after the shuffle (default: the larger partition count of the two).
+    progress : bool or None
+        A progress bar on stderr of the partitions evaluated while :meth:`DaskTrecResults.compute`
+        (or ``mean``) runs, as :func:`evaluate` shows it.
 
     Returns
     -------
@@ -445,7 +505,9 @@ def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",
     # The dtypes' errors, as Qrels.from_pandas and Run.from_pandas word them for the computed frames.
     Qrels.from_pandas(pd.DataFrame(_probe(qrels._meta, [query, doc, relevance])), query, doc, relevance)
     Run.from_pandas(pd.DataFrame(_probe(run._meta, [query, doc, score])), query, doc, score)
-    return DaskTrecResults(qrels, run, job, npartitions)
+    results = DaskTrecResults(qrels, run, job, npartitions)
+    results._progress = check_progress(progress)
+    return results
 
 
 class DaskTrecResults:
@@ -474,6 +536,7 @@ class DaskTrecResults:
         self.per_query = dd.map_partitions(_trec_frame, self._qrels, self._run, job, meta, meta=meta,
                                            align_dataframes=False)
         self._results: TrecResults | None = None
+        self._progress: bool | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -489,11 +552,16 @@ class DaskTrecResults:
         if self._results is None:
             tasks = [dask.delayed(_trec_outcome)(q, r, self._job)
                      for q, r in zip(self._qrels.to_delayed(), self._run.to_delayed(), strict=True)]
-            self._results = combine_trec(dask.compute(*tasks))
+            self._results = combine_trec(_computed(tasks, len(tasks), self._progress))
         return self._results
 
     def __rankwise_results__(self) -> Results:
         return self.compute()
+
+    def _repr_html_(self) -> str:
+        """trec_eval's summary for notebooks, if :meth:`compute` brought it back; never runs a job."""
+        means = None if self._results is None else self._results.mean()
+        return known_means_html(repr(self), self.names, means)
 
     def __repr__(self) -> str:
         return f"DaskTrecResults({', '.join(self.names)}; {self._qrels.npartitions} partitions)"

@@ -33,13 +33,17 @@ labels' gains are per partition.
 """
 from __future__ import annotations
 
+import contextlib
 import pickle
+import threading
+import uuid
 from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import Any
 
 import numpy as np
 
+from ._core.progress import Bar, check_progress, progress_bar
 from ._core.results import Results
 from ._engines import (
     DUPLICATES,
@@ -52,6 +56,7 @@ from ._engines import (
     evaluate_job,
     first_in_table,
     first_invalid,
+    known_means_html,
     partition_outcome,
     per_query_rows,
     rows_in_table,
@@ -252,6 +257,58 @@ def _locate(df: DataFrame, job: EvaluateJob, kind: str, query: Any = None) -> tu
     return first_in_table((part[1:] for part in sorted(pickle.loads(row.outcome) for row in rows)), name)
 
 
+# Seconds between two looks of the progress thread at Spark's status tracker.
+_POLL = 0.2
+_GROUP, _DESCRIPTION = "spark.jobGroup.id", "spark.job.description"
+
+
+@contextlib.contextmanager
+def _tracked(df: DataFrame, progress: bool | None, what: str) -> Iterator[None]:
+    """A bar of the Spark tasks done by the jobs this thread starts in the block.
+
+    The jobs run in a job group of their own; a daemon thread polls the status tracker for
+    that group's stages and stops when the block ends, the jobs done or failed. The caller's
+    job group comes back afterwards.
+    """
+    with progress_bar(progress, None, f"Spark {what}", "tasks") as bar:
+        context = getattr(df.sparkSession, "sparkContext", None) if bar.shown else None
+        if context is None:      # silent, or Spark Connect (no SparkContext on the client)
+            yield
+            return
+        kept = context.getLocalProperty(_GROUP), context.getLocalProperty(_DESCRIPTION)
+        group = f"rankwise-{uuid.uuid4().hex}"
+        context.setJobGroup(group, f"rankwise {what}")
+        done = threading.Event()
+        poller = threading.Thread(target=_poll, args=(context.statusTracker(), group, bar, done),
+                                  name="rankwise-spark-progress", daemon=True)
+        poller.start()
+        try:
+            yield
+        finally:
+            done.set()
+            poller.join()
+            for key, value in zip((_GROUP, _DESCRIPTION), kept, strict=True):
+                context.setLocalProperty(key, value)
+
+
+def _poll(tracker: Any, group: str, bar: Bar, done: threading.Event) -> None:
+    """Count the group's completed tasks on ``bar`` until ``done``, then once more."""
+    counted = 0
+    while True:
+        last = done.wait(_POLL)
+        tasks = 0
+        for job in tracker.getJobIdsForGroup(group):
+            info = tracker.getJobInfo(job)
+            for stage in info.stageIds if info is not None else ():
+                stage_info = tracker.getStageInfo(stage)
+                tasks += 0 if stage_info is None else stage_info.numCompletedTasks
+        if tasks > counted:
+            bar.update(tasks - counted)
+            counted = tasks
+        if last:
+            return
+
+
 class SparkResults(EvaluateResults):
     """The results of :func:`evaluate`: per-query values on Spark, their means on the driver.
 
@@ -267,6 +324,7 @@ class SparkResults(EvaluateResults):
     def __init__(self, df: DataFrame, job: EvaluateJob, n_partitions: int | None) -> None:
         super().__init__(job)
         self._df, self._n_partitions = df, n_partitions
+        self._progress: bool | None = None
         self._prepared: tuple[EvaluateJob, DataFrame] | None = None
         self._qid_type = _field(df, job.names["qid"], "qid").dataType
 
@@ -293,8 +351,9 @@ class SparkResults(EvaluateResults):
         return df.mapInArrow(partial(_per_query_batches, job), schema)
 
     def _combined(self, want: str) -> Any:
-        job, df = self._ready()
-        rows = df.mapInArrow(partial(_evaluate_outcomes, job, want), _OUTCOME).collect()
+        with _tracked(self._df, self._progress, "evaluate"):
+            job, df = self._ready()
+            rows = df.mapInArrow(partial(_evaluate_outcomes, job, want), _OUTCOME).collect()
         return combine(job, [row.outcome for row in rows], partial(_locate, self._df, job), want)
 
     def collect(self) -> Results:
@@ -308,7 +367,7 @@ class SparkResults(EvaluateResults):
 def evaluate(df: DataFrame, metrics: str | Iterable[str], *, qid: str, y_true: str, y_score: str,
              doc_ids: str | None = None, ties: str = "expected", relevance_level: float = 1,
              gain: str = "linear", max_grade: float | None = None, empty: str = "zero", nan: str = "raise",
-             n_partitions: int | None = None) -> SparkResults:
+             n_partitions: int | None = None, progress: bool | None = None) -> SparkResults:
     """:func:`rankwise.evaluate` over the rows of a Spark DataFrame, one row per (query, item).
 
     Parameters
@@ -328,6 +387,12 @@ def evaluate(df: DataFrame, metrics: str | Iterable[str], *, qid: str, y_true: s
         Partitions of the shuffle by query id (default: ``spark.sql.shuffle.partitions``).
         A DataFrame already hash-partitioned by ``qid`` alone (into ``n_partitions``, when
         given) is not shuffled again.
+    progress : bool or None
+        A progress bar on stderr of the Spark tasks done while :meth:`SparkResults.mean` or
+        :meth:`SparkResults.collect` runs its job (a thread polls Spark's status tracker for
+        the job's group). None (default): shown when stderr is a terminal and tqdm is
+        installed, unless the environment sets ``RANKWISE_PROGRESS=0``; False: never; True:
+        always (ImportError without tqdm: ``pip install "rankwise[progress]"``).
 
     Returns
     -------
@@ -356,7 +421,9 @@ def evaluate(df: DataFrame, metrics: str | Iterable[str], *, qid: str, y_true: s
     job = evaluate_job(metrics, qid=qid, y_true=y_true, y_score=y_score, doc_ids=doc_ids, ties=ties,
                        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan)
     _check_evaluate_schema(df, job)
-    return SparkResults(df, job, _check_n_partitions(n_partitions))
+    results = SparkResults(df, job, _check_n_partitions(n_partitions))
+    results._progress = check_progress(progress)
+    return results
 
 
 def _check_trec_schema(qrels_df: DataFrame, run_df: DataFrame, job: TrecJob) -> None:
@@ -424,6 +491,7 @@ class SparkTrecResults:
     def __init__(self, both: DataFrame, job: TrecJob) -> None:
         self._both, self._job = both, job
         self._results: TrecResults | None = None
+        self._progress: bool | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -441,7 +509,8 @@ class SparkTrecResults:
     def collect(self) -> TrecResults:
         """The :class:`rankwise.TrecResults` of :func:`rankwise.trec_eval` on the collected tables."""
         if self._results is None:
-            rows = self._both.mapInArrow(partial(_trec_outcomes, self._job), _OUTCOME).collect()
+            with _tracked(self._both, self._progress, "trec_eval"):
+                rows = self._both.mapInArrow(partial(_trec_outcomes, self._job), _OUTCOME).collect()
             self._results = combine_trec(row.outcome for row in rows)
         return self._results
 
@@ -452,6 +521,11 @@ class SparkTrecResults:
     def __rankwise_results__(self) -> TrecResults:
         return self.collect()
 
+    def _repr_html_(self) -> str:
+        """trec_eval's summary for notebooks, if :meth:`collect` brought it back; never runs a job."""
+        means = None if self._results is None else self._results.mean()
+        return known_means_html(repr(self), self.names, means)
+
     def __repr__(self) -> str:
         return f"SparkTrecResults({', '.join(self.names)})"
 
@@ -460,7 +534,7 @@ def trec_eval(qrels_df: DataFrame, run_df: DataFrame, measures: str | Iterable[s
               query: str = "query_id", doc: str = "doc_id", score: str = "score",
               relevance: str = "relevance", complete: bool = False, relevance_level: float = 1,
               depth: int | None = None, ties: str = "trec", name: str | None = None,
-              n_partitions: int | None = None) -> SparkTrecResults:
+              n_partitions: int | None = None, progress: bool | None = None) -> SparkTrecResults:
     """:func:`rankwise.trec_eval` of a run against qrels, both Spark DataFrames, with trec_eval's semantics.
 
     Judged documents that were never retrieved count (R includes them): judgements and
@@ -480,6 +554,9 @@ def trec_eval(qrels_df: DataFrame, run_df: DataFrame, measures: str | Iterable[s
         The run's name (trec_eval's ``runid``); default ``"rankwise"``.
     n_partitions : int, optional
         Partitions of the shuffle by query id (default: ``spark.sql.shuffle.partitions``).
+    progress : bool or None
+        A progress bar on stderr of the Spark tasks done while :meth:`SparkTrecResults.collect`
+        (or ``mean``) runs its job, as :func:`evaluate` shows it.
 
     Returns
     -------
@@ -498,4 +575,6 @@ def trec_eval(qrels_df: DataFrame, run_df: DataFrame, measures: str | Iterable[s
     job = trec_job(measures, query=query, doc=doc, relevance=relevance, score=score, name=name,
                    complete=complete, relevance_level=relevance_level, depth=depth, ties=ties)
     _check_trec_schema(qrels_df, run_df, job)
-    return SparkTrecResults(_both_sides(qrels_df, run_df, job, _check_n_partitions(n_partitions)), job)
+    results = SparkTrecResults(_both_sides(qrels_df, run_df, job, _check_n_partitions(n_partitions)), job)
+    results._progress = check_progress(progress)
+    return results

@@ -3,6 +3,7 @@
 Every check compares with ``rw.evaluate`` (or ``rw.trec_eval``) on the columns of
 ``ddf.compute()`` with ``==``, never approximately: per-query values, query ids, means.
 """
+import contextlib
 import subprocess
 import sys
 
@@ -387,3 +388,35 @@ def test_in_process(frame, example):
         broken = frame.assign(score=frame["score"].where(frame.index != 5))
         assert error_of(lambda: evaluate(dd.from_pandas(broken, npartitions=2)).mean()) == error_of(
             lambda: reference(broken))
+
+
+@pytest.mark.parametrize("scheduler", ["distributed", "threads"])
+def test_progress_counts_partitions_and_changes_no_number(client, frame, capsys, scheduler):
+    pytest.importorskip("tqdm")
+    expected = reference(frame, ["MAP", "ERR@5"]).mean()
+    ddf = dd.from_pandas(frame, npartitions=3, sort=False)
+    local = {"scheduler": scheduler, "dataframe.shuffle.method": "tasks"}    # p2p needs the client
+    with dask.config.set(local) if scheduler != "distributed" else contextlib.nullcontext():
+        res = rwd.evaluate(ddf, ["MAP", "ERR@5"], qid="qid", y_true="label", y_score="score", npartitions=5,
+                           progress=True)
+        assert "not computed yet" in res._repr_html_() and res._means is None    # showing runs no job
+        assert res.mean() == expected
+    err = capsys.readouterr().err
+    assert "partitions" in err and "/5" in err
+    assert f"{expected['MAP']:.4f}" in res._repr_html_()
+    quiet = rwd.evaluate(ddf, ["MAP", "ERR@5"], qid="qid", y_true="label", y_score="score", npartitions=5,
+                         progress=False)
+    assert quiet.mean() == expected and capsys.readouterr().err == ""
+
+
+def test_trec_eval_progress_and_notebook_table(client, example, capsys):
+    pytest.importorskip("tqdm")
+    qrels, run = example
+    res = rwd.trec_eval(dd.from_pandas(qrels, npartitions=2, sort=False), dd.from_pandas(run, npartitions=3, sort=False),
+                        ["map", "P.5"], npartitions=4, progress=True)
+    assert "not computed yet" in res._repr_html_()
+    means = res.mean()
+    assert "/4" in capsys.readouterr().err
+    assert means == rw.trec_eval(rw.Qrels.from_pandas(qrels), rw.Run.from_pandas(run), ["map", "P.5"]).mean()
+    assert f"<td>{means['map']:.4f}</td>" in res._repr_html_()
+

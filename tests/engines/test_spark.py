@@ -291,3 +291,31 @@ def test_nulls_are_an_error_naming_the_column(spark):
     res = rws.evaluate(df, ["MAP"], qid="qid", y_true="label", y_score="score", n_partitions=1)
     with pytest.raises(ValueError, match=r"^qid column 'qid' holds missing values \(nulls\); rankwise takes none"):
         res.mean()
+
+
+def test_progress_polls_the_job_group_and_changes_no_number(spark, tables, capsys, monkeypatch):
+    pytest.importorskip("tqdm")
+    context = spark.sparkContext
+    context.setJobGroup("callers-group", "the caller's")
+    df = tables["string", "double"]
+    expected = rws.evaluate(df, ["MAP", "P@5"], qid="qid", y_true="label", y_score="score",
+                            progress=False).collect()
+    assert capsys.readouterr().err == ""
+    groups = []
+    polled = rws._poll
+    monkeypatch.setattr(rws, "_poll", lambda tracker, group, bar, done: (groups.append(group),
+                                                                         polled(tracker, group, bar, done)))
+    res = rws.evaluate(df, ["MAP", "P@5"], qid="qid", y_true="label", y_score="score", n_partitions=3,
+                       progress=True)
+    assert "not computed yet" in res._repr_html_()          # showing runs no job
+    _assert_equal(res.collect(), expected, ["MAP", "P@5"])
+    assert res.mean() == expected.mean()
+    err = capsys.readouterr().err
+    assert "Spark evaluate" in err and "tasks" in err
+    (group,) = groups
+    tracker = context.statusTracker()
+    stages = [s for job in tracker.getJobIdsForGroup(group) for s in tracker.getJobInfo(job).stageIds]
+    assert stages and sum(tracker.getStageInfo(s).numCompletedTasks for s in stages) >= 3   # the tasks polled
+    assert context.getLocalProperty("spark.jobGroup.id") == "callers-group"     # given back
+    assert f"<td>{expected.mean()['MAP']:.4f}</td>" in res._repr_html_()
+    context.setLocalProperty("spark.jobGroup.id", None)

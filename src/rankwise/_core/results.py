@@ -6,14 +6,14 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from .exact import ExactSum
 
-__all__ = ["Results", "as_results", "mean_over_queries"]
+__all__ = ["Results", "as_results", "html_table", "mean_over_queries"]
 
 # The HTML table shows the first and last queries of a longer one.
 _HTML_HEAD = 10
@@ -185,24 +185,45 @@ class Results:
 
     def _repr_html_(self) -> str:
         """A table for notebooks: the first and last queries of a long one, then the means."""
-        cell = html.escape
-        head = "".join(f"<th>{cell(name)}</th>" for name in (self.index_name, *self._names))
         ids = np.asarray(self.query_ids).tolist()
         shown = list(range(len(ids)))
         if len(ids) > _HTML_HEAD + _HTML_TAIL:
             shown = shown[:_HTML_HEAD] + [-1] + shown[-_HTML_TAIL:]
-        rows = []
+        rows: list[list[str] | str] = []
         for q in shown:
             if q < 0:
-                skipped = len(ids) - _HTML_HEAD - _HTML_TAIL
-                rows.append(f'<tr><td colspan="{len(self._names) + 1}">… {skipped} more queries …</td></tr>')
+                rows.append(f"… {len(ids) - _HTML_HEAD - _HTML_TAIL} more queries …")
                 continue
-            values = "".join(f"<td>{self[name][q]:.4f}</td>" for name in self._names)
-            rows.append(f"<tr><th>{cell(str(ids[q]))}</th>{values}</tr>")
-        means = "".join(f"<td>{value:.4f}</td>" for value in self.mean().values())
-        rows.append(f"<tr><th>{self._summary_label}</th>{means}</tr>")
-        return (f"<p>{cell(type(self).__name__)}: {cell(self._describe())}</p><table><thead><tr>{head}</tr>"
-                f"</thead><tbody>{''.join(rows)}</tbody></table>")
+            rows.append([str(ids[q]), *(f"{self[name][q]:.4f}" for name in self._names)])
+        rows.append([self._summary_label, *(f"{value:.4f}" for value in self.mean().values())])
+        return html_table([self.index_name, *self._names], rows,
+                          before=[f"{type(self).__name__}: {self._describe()}"])
+
+
+def html_table(header: Sequence[str], rows: Iterable[Sequence[str] | str], *, before: Iterable[str] = (),
+               after: Iterable[str] = ()) -> str:
+    """The one HTML table of every ``_repr_html_``: paragraphs ``before``, the table, paragraphs ``after``.
+
+    Every row's first cell is its header (``<th>``); a row given as one string spans the
+    table (a note such as "… 90 more queries …"). Every string is escaped.
+
+    Examples
+    --------
+    >>> html_table(["s"], [["<b>"]], after=["<"])
+    '<table><thead><tr><th>s</th></tr></thead><tbody><tr><th>&lt;b&gt;</th></tr></tbody></table><p>&lt;</p>'
+    """
+    cell = html.escape
+    body = []
+    for row in rows:
+        if isinstance(row, str):
+            body.append(f'<tr><td colspan="{len(header)}">{cell(row)}</td></tr>')
+        else:
+            first, *rest = row
+            body.append(f"<tr><th>{cell(first)}</th>{''.join(f'<td>{cell(c)}</td>' for c in rest)}</tr>")
+    head = "".join(f"<th>{cell(name)}</th>" for name in header)
+    return ("".join(f"<p>{cell(text)}</p>" for text in before)
+            + f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            + "".join(f"<p>{cell(text)}</p>" for text in after))
 
 
 def as_results(x: Any) -> Any:

@@ -68,10 +68,11 @@ def check_measures(measures: Iterable[str] | None, parse: Callable[[str], object
             raise CliError(f"argument {option}: {named}") from None
 
 
-def read_file(cls: Any, path: str, argument: str, depth: int | None = None) -> Any:
+def read_file(cls: Any, path: str, argument: str, depth: int | None = None,
+              progress: bool | None = None) -> Any:
     """``cls.read(path)`` with errors that name the command-line argument (and -M, when given)."""
     try:
-        return cls.read(path)
+        return cls.read(path, progress=progress)
     except (OSError, ImportError) as error:   # ImportError: an optional extra the file's format needs
         if isinstance(error, OSError) and error.filename is not None and error.strerror:
             raise CliError(f"argument {argument}: can't open {error.filename!r}: {error.strerror}") from None
@@ -82,6 +83,14 @@ def read_file(cls: Any, path: str, argument: str, depth: int | None = None) -> A
             extra = (" (with -M, trec_eval 10.0 rejects a repeated document only when both copies rank "
                      f"within the top {depth}; rankwise rejects it at any depth: remove the repeated line)")
         raise CliError(f"argument {argument}: {error}{extra}") from None
+
+
+def add_no_progress(parser: Any) -> None:
+    """``--no-progress``: no progress bar on stderr (shown only when stderr is a terminal)."""
+    parser.add_argument("--no-progress", action="store_false", dest="progress", default=None,
+                        help="no progress bar on standard error while reading large files and resampling "
+                             "(shown only when it is a terminal and tqdm is installed: pip install "
+                             "\"rankwise[progress]\"; RANKWISE_PROGRESS=0 turns it off too)")
 
 
 def one_stdin(paths: Iterable[str | None]) -> None:

@@ -10,7 +10,16 @@ from ..stats.options import _SEED_LIMIT, ALTERNATIVES, CORRECTIONS, MAX_RESAMPLE
 from ..stats.report import TREC_MEASURES, compare_systems
 from ..trec import Qrels, Run, read_example
 from ..trec.names import parse_trec_measures
-from ._common import CliError, check_measures, check_plot_file, number_type, one_stdin, read_file, save_plot
+from ._common import (
+    CliError,
+    add_no_progress,
+    check_measures,
+    check_plot_file,
+    number_type,
+    one_stdin,
+    read_file,
+    save_plot,
+)
 
 _ALPHA = number_type(float, "a number in (0, 1)", lambda v: 0 < v < 1)
 _RESAMPLES = number_type(int, "an integer from 1 to 2**30", lambda v: 1 <= v <= MAX_RESAMPLES)
@@ -57,6 +66,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                               "queries are an error)")
     compare.add_argument("--format", default="text", choices=("text", "markdown", "latex", "csv"),
                          dest="output", help="output layout (default text)")
+    add_no_progress(compare)
     compare.add_argument("--plot", metavar="FILE",
                          help="also draw the comparison (each run's mean with a bootstrap confidence "
                               "interval of --resamples resamples, and the significance marks) to FILE, "
@@ -70,8 +80,8 @@ def _example_runs() -> tuple[Qrels, dict[str, Run]]:
     return qrels, {run.name: run, second.name: second}
 
 
-def _named_runs(paths: list[str]) -> dict[str, Run]:
-    runs = [read_file(Run, path, "run") for path in paths]
+def _named_runs(paths: list[str], progress: bool | None) -> dict[str, Run]:
+    runs = [read_file(Run, path, "run", progress=progress) for path in paths]
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
         names = [os.path.basename(path) for path in paths]
@@ -95,7 +105,8 @@ def report(args: argparse.Namespace) -> str:
         paths = {}
     else:
         one_stdin([args.qrels, *args.runs])
-        qrels, runs = read_file(Qrels, args.qrels, "qrels"), _named_runs(args.runs)
+        qrels = read_file(Qrels, args.qrels, "qrels", progress=args.progress)
+        runs = _named_runs(args.runs, args.progress)
         paths = dict(zip(args.runs, runs, strict=True))
     baseline = args.baseline
     if baseline is not None and baseline not in runs:
@@ -109,7 +120,7 @@ def report(args: argparse.Namespace) -> str:
                                  test=args.test, correction=correction,
                                  alpha=args.alpha, alternative=args.alternative, n_resamples=args.resamples,
                                  seed=args.seed, on_missing="intersect" if args.intersect else "error",
-                                 complete=args.complete)
+                                 complete=args.complete, progress=args.progress)
     except ValueError as error:
         facts = vars(error)  # value_error's facts
         if "n_shared" not in facts:

@@ -16,6 +16,7 @@ from ..trec.names import first_parameters, parse_trec_measures
 from ._common import (
     _INT64_MAX,
     CliError,
+    add_no_progress,
     atol_type,
     check_measures,
     check_plot_file,
@@ -69,6 +70,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--format", default="trec", choices=("trec", "json", "csv"), dest="output",
                           help="output layout (default trec: trec_eval's; in json, infinite and NaN "
                                "values are the strings \"inf\", \"-inf\", \"nan\")")
+    add_no_progress(evaluate)
     evaluate.add_argument("--plot", metavar="FILE",
                           help="also draw the per-query distribution of each measure (box plots; the "
                                "counts num_ret, ... left out) to FILE, its format from the extension "
@@ -120,7 +122,8 @@ def report(args: argparse.Namespace) -> str:
         qrels, run = read_example()
     else:
         one_stdin([args.qrels, args.run])
-        qrels, run = read_file(Qrels, args.qrels, "qrels"), read_file(Run, args.run, "run", args.depth)
+        qrels = read_file(Qrels, args.qrels, "qrels", progress=args.progress)
+        run = read_file(Run, args.run, "run", args.depth, progress=args.progress)
     try:
         res = trec_eval(qrels, run, measures, complete=args.complete,
                         relevance_level=float(args.level), depth=args.depth, ties=args.ties)

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.parallel import effective_n_threads, run_over_queries
+from .._core.results import html_table
 from .._core.validation import as_array, as_indptr, as_integers, as_scores, check_choice, rows_contiguous
 from ._count import count_dense, count_ragged
 
@@ -316,14 +317,23 @@ class Ranks:
                              f"range for {n} queries")
         return arr.reshape(-1).astype(np.int64)
 
-    def __repr__(self) -> str:
-        text = f"Ranks(n={len(self)}"
+    def _summary(self) -> list[tuple[str, str]]:
+        """(name, value as text) of the repr and the notebook table."""
+        fields = [("n", str(len(self)))]
         if len(self):
-            text += f", mean optimistic={self.optimistic.mean():.4g}, mean pessimistic="
-            text += f"{self.pessimistic.mean():.4g}, tied={self.tied_fraction:.1%}"
+            fields += [("mean optimistic", f"{self.optimistic.mean():.4g}"),
+                       ("mean pessimistic", f"{self.pessimistic.mean():.4g}"),
+                       ("tied", f"{self.tied_fraction:.1%}")]
             if self._n_candidates is not None:
-                text += f", mean candidates={self._n_candidates.mean():.4g}"
-        return text + ")"
+                fields.append(("mean candidates", f"{self._n_candidates.mean():.4g}"))
+        return fields
+
+    def __repr__(self) -> str:
+        return f"Ranks({', '.join(f'{name}={value}' for name, value in self._summary())})"
+
+    def _repr_html_(self) -> str:
+        """A short summary for notebooks: the numbers of the repr, one a row."""
+        return html_table(["Ranks", ""], [list(field) for field in self._summary()])
 
 
 def _as_positives(pos_score: ArrayLike, name: str = "pos_score") -> np.ndarray:

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.results import Results, as_results
+from .._core.progress import check_progress, progress_bar
+from .._core.results import Results, as_results, html_table
 from .._core.validation import check_flag
 from ..trec.evaluation import Qrels, Run, TrecResults, trec_eval
 from .correction import correct
@@ -262,10 +263,13 @@ class ComparisonReport:
 
     # -- layouts -------------------------------------------------------------------------
 
+    def _text_mark(self, mark: str) -> str:
+        """A mean's marks as text: ``*``, or the letters as a superscript ``^ab``."""
+        return mark if self.baseline is not None or not mark else f"^{mark}"
+
     def to_text(self) -> str:
         """The plain-text report (also ``repr``)."""
-        mark = (lambda m: m) if self.baseline is not None else (lambda m: f"^{m}" if m else "")
-        means = self._mean_rows(mark)
+        means = self._mean_rows(self._text_mark)
         lines = [f"Comparison of {self._description()}.", ""]
         lines += _table(means, set(range(1, len(means[0]))))
         lines += [self._legend(), ""]
@@ -275,6 +279,14 @@ class ComparisonReport:
 
     def __repr__(self) -> str:
         return self.to_text()
+
+    def _repr_html_(self) -> str:
+        """Tables for notebooks: the means with their marks and the legend, then every comparison,
+        each cell as :meth:`to_text` writes it."""
+        means, details = self._mean_rows(self._text_mark), self._detail_rows()
+        return (html_table(means[0], means[1:], before=[f"Comparison of {self._description()}."],
+                           after=[self._legend()])
+                + html_table(details[0], details[1:], after=self._notes()))
 
     def to_markdown(self) -> str:
         """GitHub-flavoured Markdown: the means with marks, the legend, then every comparison."""
@@ -513,7 +525,7 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
                     family: str = "metric", alternative: str = "two-sided", n_resamples: int = 10_000,
                     seed: int | None = None, confidence: float = 0.95, on_missing: str = "error",
                     nan_policy: str = "raise", complete: bool = False,
-                    n_threads: int | None = None) -> ComparisonReport:
+                    n_threads: int | None = None, progress: bool | None = None) -> ComparisonReport:
     """Compare systems metric by metric: means, paired tests, corrected p-values, a report.
 
     Parameters
@@ -553,6 +565,11 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
         compared on the queries they share.
     complete : bool
         For Runs: trec_eval's ``-c`` (queries of the qrels a run lacks score 0).
+    progress : bool or None
+        A progress bar on stderr of the resamples of every comparison (randomization and
+        bootstrap tests), as :func:`compare` shows it: None (default) when stderr is a
+        terminal and tqdm is installed, unless ``RANKWISE_PROGRESS=0``; False never; True
+        always (ImportError without tqdm: ``pip install "rankwise[progress]"``).
 
     Returns
     -------
@@ -575,6 +592,7 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
     n_resamples, confidence, seed, alpha = _check_options(test, alternative, n_resamples, confidence, seed,
                                                           correction, family, alpha, on_missing, nan_policy,
                                                           complete, n_threads)
+    check_progress(progress)
     metrics = _check_metrics(metrics)
     items = _systems(runs, qrels)
     names = [name for name, _ in items]
@@ -588,14 +606,16 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
         seed, _, _ = _resolve_seed(seed)
     else:
         seed = None
-    test_pair = functools.partial(_paired_test, test=test, alternative=alternative, n_resamples=n_resamples,
-                                  seed=seed, confidence=confidence, ci_method="bca", zero_method="wilcox",
-                                  n_threads=n_threads)
-    values, rows = {}, []
-    for metric in metrics:
-        values[metric], metric_rows = _compare_metric(metric, systems, pairs, on_missing, nan_policy,
-                                                      test_pair)
-        rows += metric_rows
+    total = n_resamples * len(pairs) * len(metrics)
+    with progress_bar(progress if resampled else False, total, f"{test} tests", "resamples") as bar:
+        test_pair = functools.partial(_paired_test, test=test, alternative=alternative,
+                                      n_resamples=n_resamples, seed=seed, confidence=confidence,
+                                      ci_method="bca", zero_method="wilcox", n_threads=n_threads, bar=bar)
+        values, rows = {}, []
+        for metric in metrics:
+            values[metric], metric_rows = _compare_metric(metric, systems, pairs, on_missing, nan_policy,
+                                                          test_pair)
+            rows += metric_rows
     means = {metric: {name: _mean_of(column) for name, column in by_system.items()}
              for metric, by_system in values.items()}
     n_queries = {metric: next(iter(by_system.values())).shape[0] for metric, by_system in values.items()}

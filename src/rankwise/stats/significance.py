@@ -10,6 +10,7 @@ random number generator (:mod:`rankwise.stats._resample`), over threads through
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -18,7 +19,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.parallel import ChunkTask, effective_n_threads, run_over_range
-from .._core.results import Results
+from .._core.progress import Bar, check_progress, progress_bar
+from .._core.results import Results, html_table
 from ._resample import bootstrap_sums, sign_flip_sums
 from .inputs import _mean, _paired_differences, _unscaled
 from .options import _NAN_POLICIES, _ON_MISSING, _check_test_options, _choice, _resolve_seed
@@ -109,16 +111,28 @@ class ComparisonResult:
     seed: int | None = None
     distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
 
-    def __repr__(self) -> str:
+    def _fields(self) -> list[tuple[str, str]]:
+        """(name, value as text) of the repr and the notebook table, in their order."""
         low, high = self.confidence_interval
-        drawn = ""
+        fields = [("test", repr(self.test)), ("alternative", repr(self.alternative)), ("n", str(self.n)),
+                  ("mean_difference", _fmt(self.mean_difference)), ("statistic", _fmt(self.statistic)),
+                  ("pvalue", _fmt(self.pvalue)),
+                  (f"{self.confidence_level:.0%} CI ({self.ci_method})", f"[{_fmt(low)}, {_fmt(high)}]"),
+                  ("effect_size", _fmt(self.effect_size))]
         if self.n_resamples is not None:
-            drawn = (f", exact over {self.n_resamples} sign patterns" if self.exact
-                     else f", {self.n_resamples} resamples, seed={self.seed}")
-        return (f"ComparisonResult(test={self.test!r}, alternative={self.alternative!r}, n={self.n}, "
-                f"mean_difference={_fmt(self.mean_difference)}, statistic={_fmt(self.statistic)}, "
-                f"pvalue={_fmt(self.pvalue)}, {self.confidence_level:.0%} CI ({self.ci_method})="
-                f"[{_fmt(low)}, {_fmt(high)}], effect_size={_fmt(self.effect_size)}{drawn})")
+            fields.append(("resamples", f"exact over {self.n_resamples} sign patterns" if self.exact
+                           else f"{self.n_resamples} resamples, seed={self.seed}"))
+        return fields
+
+    def __repr__(self) -> str:
+        *named, last = self._fields()
+        text = ", ".join(f"{name}={value}" for name, value in named)
+        drawn = f", {last[1]}" if last[0] == "resamples" else f", {last[0]}={last[1]}"
+        return f"ComparisonResult({text}{drawn})"
+
+    def _repr_html_(self) -> str:
+        """A table for notebooks: the numbers of the repr, one a row."""
+        return html_table(["ComparisonResult", ""], [list(field) for field in self._fields()])
 
 
 def _allocate(n_resamples: int) -> np.ndarray:
@@ -132,14 +146,42 @@ def _allocate(n_resamples: int) -> np.ndarray:
                           "could not be allocated; pass fewer") from None
 
 
-def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n_threads: int | None) -> None:
-    """Call ``task(r_start, r_stop, stop=flag)`` over resamples ``0..n_resamples-1`` (shared runner)."""
+# Slices of the resamples between two updates of a shown progress bar, for work of at least
+# _PROGRESS_COST runner items (tens of milliseconds): shorter work runs in one piece.
+_PROGRESS_SLICES = 100
+_PROGRESS_COST = 1 << 20
+
+
+def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n_threads: int | None,
+                    bar: Bar, setup: int = 0) -> None:
+    """Call ``task(r_start, r_stop, stop=flag)`` over resamples ``0..n_resamples-1`` (shared runner).
+
+    A shown ``bar`` has them run in slices, counted between slices from this thread; the
+    resamples are drawn by their index, so slicing changes no value.
+    """
     # A unit of work (a table lookup or a draw) costs 1 to 5 ns, a runner item up to 100.
-    run_over_range(task, n_resamples, effective_n_threads(n_threads), n_resamples * work_per_resample // 16)
+    threads = effective_n_threads(n_threads)
+    cost = n_resamples * work_per_resample // 16
+    if not bar.shown or cost < _PROGRESS_COST:
+        run_over_range(task, n_resamples, threads, cost)
+        bar.update(n_resamples)
+        return
+    # Each chunk of a slice pays ``setup`` (the sign-flip tables) again: at most a tenth of its work.
+    per_chunk = -(-10 * setup // max(work_per_resample, 1))
+    slices = max(1, min(_PROGRESS_SLICES, n_resamples // max(threads * per_chunk, 1)))
+    bounds = sorted(set(np.linspace(0, n_resamples, slices + 1).astype(np.int64).tolist()))
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        run_over_range(functools.partial(_shifted, task, lo), hi - lo, threads,
+                       (hi - lo) * work_per_resample // 16)
+        bar.update(hi - lo)
+
+
+def _shifted(task: ChunkTask, offset: int, start: int, end: int, stop: np.ndarray) -> object:
+    return task(offset + start, offset + end, stop=stop)
 
 
 def _sign_flip_distribution(d: np.ndarray, exact: bool, n_resamples: int, key0: int, key1: int,
-                            n_threads: int | None) -> np.ndarray:
+                            n_threads: int | None, bar: Bar) -> np.ndarray:
     """Signed sums of ``d``: every sign pattern (exact) or ``n_resamples`` random ones."""
     out = _allocate(n_resamples)
     table_size = min(-(-d.shape[0] // 8) * 256, _TABLE_DOUBLES)
@@ -147,18 +189,19 @@ def _sign_flip_distribution(d: np.ndarray, exact: bool, n_resamples: int, key0: 
     def task(r_start: int, r_stop: int, stop: np.ndarray) -> None:
         sign_flip_sums(d, key0, key1, exact, r_start, r_stop, out[r_start:r_stop], np.empty(table_size), stop)
 
-    _over_resamples(task, n_resamples, max(d.shape[0] // 8, 1), n_threads)
+    _over_resamples(task, n_resamples, max(d.shape[0] // 8, 1), n_threads, bar,
+                    setup=256 * max(d.shape[0] // 8, 1))
     return out
 
 
 def _bootstrap_distribution(d: np.ndarray, n_resamples: int, key0: int, key1: int,
-                            n_threads: int | None) -> np.ndarray:
+                            n_threads: int | None, bar: Bar) -> np.ndarray:
     out = _allocate(n_resamples)
 
     def task(r_start: int, r_stop: int, stop: np.ndarray) -> None:
         bootstrap_sums(d, key0, key1, r_start, r_stop, out[r_start:r_stop], stop)
 
-    _over_resamples(task, n_resamples, d.shape[0], n_threads)
+    _over_resamples(task, n_resamples, d.shape[0], n_threads, bar)
     return out
 
 
@@ -192,21 +235,22 @@ def _means_of_sums(sums: np.ndarray, n: int, low: float, high: float) -> np.ndar
 
 
 def _randomization(d: np.ndarray, alternative: str, n_resamples: int, seed: object,
-                   n_threads: int | None) -> tuple[float, np.ndarray, int, bool, int | None]:
+                   n_threads: int | None, bar: Bar) -> tuple[float, np.ndarray, int, bool, int | None]:
     n = d.shape[0]
     exact = n <= 62 and (1 << n) <= n_resamples
     # Rounding in a sum of n terms moves it by less than (n - 1) * eps / 2 * sum|d_i| in any order
     # of addition, so sign patterns whose sums are equal in exact arithmetic land within this of
     # each other, and count as ties with the observed sum.
     tolerance = n * _EPS * float(np.abs(d).sum())
-    observed = float(_sign_flip_distribution(d, True, 1, 0, 0, 1)[0])
+    observed = float(_sign_flip_distribution(d, True, 1, 0, 0, 1, Bar())[0])
     if exact:
-        sums = _sign_flip_distribution(d, True, 1 << n, 0, 0, n_threads)
+        sums = _sign_flip_distribution(d, True, 1 << n, 0, 0, n_threads, bar)
+        bar.update(n_resamples - (1 << n))    # the bar counts n_resamples: fewer patterns were all of them
         count = _count_extreme(sums, observed, tolerance, alternative)
         pvalue, drawn, seed = count / sums.shape[0], sums.shape[0], None
     else:
         seed, key0, key1 = _resolve_seed(seed)
-        sums = _sign_flip_distribution(d, False, n_resamples, key0, key1, n_threads)
+        sums = _sign_flip_distribution(d, False, n_resamples, key0, key1, n_threads, bar)
         count = _count_extreme(sums, observed, tolerance, alternative)
         pvalue, drawn = (count + 1) / (n_resamples + 1), n_resamples
     top = float(np.abs(d).max())
@@ -230,13 +274,13 @@ def _bca_levels(means: np.ndarray, observed: float, centred: np.ndarray, spread:
 
 
 def _bootstrap(d: np.ndarray, alternative: str, n_resamples: int, seed: object, confidence: float,
-               ci_method: str,
-               n_threads: int | None) -> tuple[float, float, np.ndarray, ConfidenceInterval, int]:
+               ci_method: str, n_threads: int | None,
+               bar: Bar) -> tuple[float, float, np.ndarray, ConfidenceInterval, int]:
     n = d.shape[0]
     if n >= 1 << 32:
         raise ValueError(f"the bootstrap draws indices below 2**32; got {n} queries")
     seed, key0, key1 = _resolve_seed(seed)
-    sums = _bootstrap_distribution(d, n_resamples, key0, key1, n_threads)
+    sums = _bootstrap_distribution(d, n_resamples, key0, key1, n_threads, bar)
     means = _means_of_sums(sums, n, float(d.min()), float(d.max()))
     observed = _mean(d)
     # A resampled sum adds n values of magnitude at most max|d|: its rounding error stays
@@ -340,8 +384,12 @@ def _effect_size(d: np.ndarray) -> float:
 
 def _paired_test(d: np.ndarray, k: int, test: str, alternative: str, n_resamples: int, seed: object,
                  confidence: float, ci_method: str, zero_method: str,
-                 n_threads: int | None) -> ComparisonResult:
-    """The test on differences ``d`` in units of 2**k (``_differences``); results in the data's units."""
+                 n_threads: int | None, bar: Bar | None = None) -> ComparisonResult:
+    """The test on differences ``d`` in units of 2**k (``_differences``); results in the data's units.
+
+    ``bar`` counts ``n_resamples`` for a resampled test (whatever the exact test enumerates).
+    """
+    bar = Bar() if bar is None else bar
     n = d.shape[0]
     if n < 2:
         raise ValueError(f"a paired comparison needs at least 2 queries, got {n}")
@@ -350,11 +398,11 @@ def _paired_test(d: np.ndarray, k: int, test: str, alternative: str, n_resamples
     distribution, drawn, exact, used_seed = None, None, False, None
     if test == "randomization":
         pvalue, distribution, drawn, exact, used_seed = _randomization(d, alternative, n_resamples, seed,
-                                                                       n_threads)
+                                                                       n_threads, bar)
         statistic = _unscaled(mean, k)
     elif test == "bootstrap":
         statistic, pvalue, distribution, interval, used_seed = _bootstrap(
-            d, alternative, n_resamples, seed, confidence, ci_method, n_threads)
+            d, alternative, n_resamples, seed, confidence, ci_method, n_threads, bar)
         statistic = _unscaled(statistic, k)
         drawn, interval_method = n_resamples, ci_method
     elif test == "t":
@@ -379,7 +427,8 @@ def compare(a: ArrayLike | Results, b: ArrayLike | Results,
             test: str = "randomization", *, alternative: str = "two-sided", n_resamples: int = 10_000,
             seed: int | None = None, confidence: float = 0.95, metric: str | None = None,
             on_missing: str = "error", nan_policy: str = "raise", ci_method: str = "bca",
-            zero_method: str = "wilcox", n_threads: int | None = None) -> ComparisonResult:
+            zero_method: str = "wilcox", n_threads: int | None = None,
+            progress: bool | None = None) -> ComparisonResult:
     """Paired significance test of system ``a`` against system ``b`` on the same queries.
 
     Parameters
@@ -436,6 +485,12 @@ def compare(a: ArrayLike | Results, b: ArrayLike | Results,
         Threads for the resampling kernel; None or -1 for all CPUs (those this process
         may use, or ``RANKWISE_NUM_THREADS``). Results are identical
         for every thread count.
+    progress : bool or None
+        A progress bar of the resamples on stderr (randomization and bootstrap tests).
+        None (default): shown when stderr is a terminal, tqdm is installed and the
+        environment variable ``RANKWISE_PROGRESS`` is not ``0``, after half a second of
+        work; False: never; True: always, or ImportError if tqdm is missing (``pip install
+        "rankwise[progress]"``). Results are identical with and without it.
 
     Returns
     -------
@@ -482,6 +537,9 @@ def compare(a: ArrayLike | Results, b: ArrayLike | Results,
                                                         zero_method, seed, n_threads)
     _choice(on_missing, "on_missing", _ON_MISSING)
     _choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    check_progress(progress)
     d, k = _paired_differences(a, b, metric, on_missing, nan_policy)
-    return _paired_test(d, k, test, alternative, n_resamples, seed, confidence, ci_method, zero_method,
-                        n_threads)
+    resampled = test in ("randomization", "bootstrap")
+    with progress_bar(progress if resampled else False, n_resamples, f"{test} test", "resamples") as bar:
+        return _paired_test(d, k, test, alternative, n_resamples, seed, confidence, ci_method, zero_method,
+                            n_threads, bar)

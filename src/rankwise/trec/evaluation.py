@@ -455,7 +455,7 @@ class Qrels(_TrecData):
     _value_name = "relevance"
 
     @classmethod
-    def read(cls, path: Source) -> Qrels:
+    def read(cls, path: Source, *, progress: bool | None = None) -> Qrels:
         """Read a TREC qrels file, or a Parquet file; errors name the file and line.
 
         ``path`` is a path, ``"-"`` for standard input, or a binary file object.
@@ -465,10 +465,15 @@ class Qrels(_TrecData):
         errors. A name ending in ``.parquet``, or a file (or seekable stream) starting with
         Parquet's ``PAR1``, is read as Parquet (needs pyarrow): columns ``query_id``,
         ``doc_id`` and ``relevance``, as :meth:`from_arrow` takes them.
+
+        ``progress`` shows a progress bar on stderr while a TREC file is read: None (default)
+        when stderr is a terminal and tqdm is installed (``pip install "rankwise[progress]"``),
+        unless the environment sets ``RANKWISE_PROGRESS=0``; False never; True always
+        (ImportError without tqdm). See :func:`rankwise.trec.io.read_run`.
         """
         if is_parquet(path):
             return cls(_read_parquet(path, ("query_id", "doc_id", "relevance"), "Qrels")[0])
-        return cls(read_qrels(path))
+        return cls(read_qrels(path, progress=progress))
 
     @classmethod
     def from_dict(cls, qrels: dict[Any, dict[Any, float]]) -> Qrels:
@@ -582,7 +587,7 @@ class Run(_TrecData):
         self.name = check_run_name(name)
 
     @classmethod
-    def read(cls, path: Source, name: str | None = None) -> Run:
+    def read(cls, path: Source, name: str | None = None, *, progress: bool | None = None) -> Run:
         """Read a TREC run file; the name defaults to its runid.
 
         ``path`` is a path, ``"-"`` for standard input, or a binary file object (pipes and
@@ -593,12 +598,13 @@ class Run(_TrecData):
         its content, OSError if it cannot be read or changes while it is read,
         ImportError for zstd data without ``zstandard``. Parquet is read as
         :meth:`Qrels.read` reads it, columns ``query_id``, ``doc_id`` and ``score``; the
-        name defaults to the one :meth:`to_arrow` stored.
+        name defaults to the one :meth:`to_arrow` stored. ``progress``: a progress bar
+        while a TREC file is read, as :meth:`Qrels.read` shows it.
         """
         if is_parquet(path):
             columns, stored = _read_parquet(path, ("query_id", "doc_id", "score"), "Run")
             return cls(columns, name if name is not None else stored)
-        columns = read_run(path)
+        columns = read_run(path, progress=progress)
         if np.isnan(columns.values).any():
             i = int(np.flatnonzero(np.isnan(columns.values))[0])
             raise ValueError(f"{source_name(path)}, line {columns.line(i)}: the score is NaN; it has no "

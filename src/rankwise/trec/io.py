@@ -37,6 +37,7 @@ import numpy as np
 
 from .._core.duplicates import duplicate_message, first_duplicate_codes
 from .._core.parallel import run_alone
+from .._core.progress import check_progress
 from .._core.strings import StringTable
 from .._core.validation import value_error
 from . import _text
@@ -87,12 +88,14 @@ class TrecColumns:
         return int(row) + 1 + int(np.searchsorted(self.skips, row, side="right"))
 
 
-def read_qrels(path: Source) -> TrecColumns:
+def read_qrels(path: Source, *, progress: bool | None = None) -> TrecColumns:
     """Read a qrels file: ``qid iter docno rel`` lines (``iter`` is ignored).
 
     Parameters
     ----------
     path : str, os.PathLike or binary file object
+        See :func:`read_run`.
+    progress : bool or None
         See :func:`read_run`.
 
     Returns
@@ -113,10 +116,10 @@ def read_qrels(path: Source) -> TrecColumns:
     ImportError
         As :func:`read_run`.
     """
-    return _read(path, run=False)
+    return _read(path, run=False, progress=progress)
 
 
-def read_run(path: Source) -> TrecColumns:
+def read_run(path: Source, *, progress: bool | None = None) -> TrecColumns:
     """Read a run file: ``qid Q0 docno rank score runid`` lines.
 
     Fields after the sixth are ignored, and so is ``rank`` (trec_eval ranks by score).
@@ -136,6 +139,13 @@ def read_run(path: Source) -> TrecColumns:
         as ``cat a.gz b.gz`` makes; bzip2 and xz streams; zstd frames) are read in turn.
         A path ending in ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` must hold data in that
         format.
+    progress : bool or None
+        A progress bar on stderr, in bytes of the file as stored (compressed bytes for
+        compressed data), out of its size for a file opened by path; pipes and streams given
+        open count their bytes without a total. None (default): shown when
+        stderr is a terminal, tqdm is installed and the environment variable
+        ``RANKWISE_PROGRESS`` is not ``0``, after half a second of work; False: never;
+        True: always, or ImportError if tqdm is missing (``pip install "rankwise[progress]"``).
 
     Returns
     -------
@@ -160,7 +170,7 @@ def read_run(path: Source) -> TrecColumns:
     TypeError
         ``path`` is none of the above, or a text stream without a binary buffer.
     """
-    return _read(path, run=True)
+    return _read(path, run=True, progress=progress)
 
 
 def write_qrels(path: PathName, columns: TrecColumns) -> None:
@@ -251,9 +261,10 @@ def _check_utf8(path: str, table: StringTable, codes: np.ndarray, columns: TrecC
     return line, f"{path}, line {line}: {what} {quote(raw)} is not valid UTF-8"
 
 
-def _read(source: Source, run: bool) -> TrecColumns:
+def _read(source: Source, run: bool, progress: bool | None) -> TrecColumns:
+    check_progress(progress)    # before the file is opened
     with open_text(source) as text:
-        parsed = parse_text(text, run)
+        parsed = parse_text(text, run, progress)
     path, kind = text.name, "run" if run else "qrels"
     if parsed.error is not None:
         raise parsed.error

@@ -16,6 +16,7 @@ whether the file changed while it was read, which outranks both.
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import threading
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ import numpy as np
 
 from .._core._enums import LineErrorKind
 from .._core.parallel import effective_n_threads, run_in_chunks
+from .._core.progress import Bar, progress_bar
 from . import _text
 
 __all__ = ["Parsed", "Text", "parse_text"]
@@ -48,6 +50,10 @@ class Text(Protocol):
 
     name: str
     size: int | None
+    raw_size: int | None
+
+    @property
+    def raw_read(self) -> int: ...
 
     def readinto(self, view: memoryview) -> int: ...
 
@@ -99,14 +105,15 @@ class _ReadAhead:
     """A thread filling blocks from ``text`` while the caller parses the previous one.
 
     Two buffers of ``_HEAD_ROOM + _BLOCK`` bytes go round: :meth:`next` gives a filled
-    one as ``(buffer, n, at_end)`` (its text at ``_HEAD_ROOM:_HEAD_ROOM + n``), and
-    :meth:`give_back` returns it to be filled again.
+    one as ``(buffer, n, at_end, read)`` (its text at ``_HEAD_ROOM:_HEAD_ROOM + n``; ``read``
+    the source's raw bytes read once it was filled), and :meth:`give_back` returns it to be
+    filled again.
     """
 
     def __init__(self, text: Text) -> None:
         self._text = text
         self._free: queue.Queue[bytearray] = queue.Queue()
-        self._full: queue.Queue[tuple[bytearray, int, bool] | BaseException] = queue.Queue()
+        self._full: queue.Queue[tuple[bytearray, int, bool, int] | BaseException] = queue.Queue()
         self._stop = threading.Event()
         for _ in range(2):
             self._free.put(bytearray(_HEAD_ROOM + _BLOCK))
@@ -132,11 +139,11 @@ class _ReadAhead:
                 except queue.Empty:
                     continue
                 n, at_end = self._fill(buffer)
-                self._full.put((buffer, n, at_end))
+                self._full.put((buffer, n, at_end, self._text.raw_read))
         except BaseException as error:  # raised in the calling thread
             self._full.put(error)
 
-    def next(self) -> tuple[bytearray, int, bool]:
+    def next(self) -> tuple[bytearray, int, bool, int]:
         while True:
             try:
                 item = self._full.get(timeout=_WAIT)
@@ -221,21 +228,27 @@ def _carry_over(buffer: bytearray, n: int, carry: bytearray) -> tuple[bytearray,
     return carry, 0, len(carry)
 
 
-def parse_text(text: Text, run: bool) -> Parsed:
-    """Parse a qrels (``run=False``) or run source to its end; see the module docstring."""
+def parse_text(text: Text, run: bool, progress: bool | None = False) -> Parsed:
+    """Parse a qrels (``run=False``) or run source to its end; see the module docstring.
+
+    ``progress`` as :func:`rankwise._core.progress.progress_bar` takes it: the source's bytes
+    parsed (compressed bytes for compressed data), out of the file's size when it is known
+    (a regular file opened by path).
+    """
     blocks = _Blocks(text, run)
-    blocks.empty = _feed_all(blocks, text) == 0
+    with progress_bar(progress, text.raw_size, f"reading {os.path.basename(text.name)}", unit="B") as bar:
+        blocks.empty = _feed_all(blocks, text, bar) == 0
     return _finished(blocks, text)
 
 
-def _feed_all(blocks: _Blocks, text: Text) -> int:
+def _feed_all(blocks: _Blocks, text: Text, bar: Bar) -> int:
     """Feed ``blocks`` every line of ``text``; the bytes read. The blocks' memory is freed on return."""
     reader = _ReadAhead(text)
-    carry, total = bytearray(), 0
+    carry, total, counted = bytearray(), 0, 0
     try:
         at_end = False
         while not at_end:
-            buffer, n, at_end = reader.next()
+            buffer, n, at_end, read = reader.next()
             total += n
             owner, start, stop = _carry_over(buffer, n, carry)
             blocks.newline_seen = blocks.newline_seen or owner.find(b"\n", start, stop) >= 0
@@ -245,6 +258,8 @@ def _feed_all(blocks: _Blocks, text: Text) -> int:
                 blocks.error = _bare_cr_error(text.name)
                 break
             blocks.feed(owner, start, cut)
+            bar.update(read - counted)
+            counted = read
             if owner is not carry or cut > start:
                 with memoryview(owner) as view:
                     carry = bytearray(view[cut:stop])

@@ -490,12 +490,21 @@ class Text:
         A plain regular file's size when opened (the bytes ``readinto`` will give, unless
         the file changes meanwhile); None for compressed data, pipes, and streams given
         open.
+    raw_size : int or None
+        The size of the regular file opened by path, compressed or not (:attr:`raw_read`
+        reaches it at the end); None for pipes and streams given open.
     """
 
     def __init__(self, source: _Input, codec: str | None, decoder: _Decoder, owned: Any) -> None:
         self.name, self.codec = source.name, codec
         self.size = source.limit if codec is None else None
+        self.raw_size = source.limit
         self._input, self._decoder, self._owned, self._ended = source, decoder, owned, False
+
+    @property
+    def raw_read(self) -> int:
+        """Bytes of the source read so far: compressed bytes for compressed data."""
+        return self._input.consumed
 
     def readinto(self, view: memoryview) -> int:
         """Decoded bytes written to ``view[:n]``: ``n`` is ``len(view)`` unless the data ends
