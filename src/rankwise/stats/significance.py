@@ -449,7 +449,7 @@ def compare(a: ArrayLike | Results, b: ArrayLike | Results,
     -----
     Differences are rounded to 12 significant digits of the data's scale first, and every
     computation runs in units of a power of two of that scale, so that no finite input
-    overflows (module docstring); differences beyond the float64 range (|a - b| > 1.8e308)
+    overflows (module docstring); differences beyond the float64 range (``|a - b| > 1.8e308``)
     raise. Every difference zero (identical systems) gives p = 1 for every test, effect
     size 0, statistic 0 (t, Wilcoxon, sign) and the interval [0, 0]. Every difference the
     same non-zero number gives an effect size of +-inf (sd = 0) and for the t-test a

@@ -288,10 +288,8 @@ def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="li
     gain:   "linear" or "exponential" (DCG, nDCG).
     p:      RBP persistence, 0 <= p <= 1.
     graded: RBP uses label / max_grade instead of binary relevance.
-    max_grade: for ERR and graded RBP; default max(labels), or 1 if that is 0
-            (or the list is empty).
-    denom:  AP's and R's divisor: "R" (trec_eval), "min" (min(R, k)), or for
-            AP "hits" (the relevant items within k).
+    max_grade: for ERR and graded RBP; default max(labels), or 1 if that is 0 (or the list is empty).
+    denom:  AP's and R's divisor: "R" (trec_eval), "min" (min(R, k)), or for AP "hits" (the relevant items within k).
     ideal:  nDCG's ideal DCG: "cut" at k, or "all" (of every label).
 
     Returns a Fraction when the value is exact, a float otherwise

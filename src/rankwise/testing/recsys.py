@@ -348,7 +348,7 @@ def catalog_coverage(lists: Lists, n_items: int) -> float:
 
 def gini_index(lists: Lists, n_items: int) -> float:
     """Gini index of the exposure counts of all items, as the mean absolute difference:
-    sum over all ordered pairs of items |c_i - c_j| / (2 n^2 mean c)."""
+    sum over all ordered pairs of items ``|c_i - c_j| / (2 n^2 mean c)``."""
     counts = _exposure(lists, n_items)
     total = sum(counts)
     if total == 0:
@@ -420,7 +420,7 @@ def aplt(lists: Lists, tail: set[int]) -> float:
 
 
 def personalization(lists: Lists) -> float:
-    """1 - the mean over all pairs of non-empty lists of |A & B| / sqrt(|A| |B|)."""
+    """1 - the mean over all pairs of non-empty lists of ``|A & B| / sqrt(|A| |B|)``."""
     sets = [set(row) for row in lists if row]
     cosines = [len(a & b) / math.sqrt(len(a) * len(b))
                for u, a in enumerate(sets) for b in sets[u + 1:]]

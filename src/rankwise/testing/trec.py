@@ -6,6 +6,7 @@ query is ranked, turned into a list of relevance values and measured one measure
 time, with loops that follow the definitions as trec_eval states them.
 
 Conventions (trec_eval's):
+
 - ranking: score descending, ties by docno descending compared byte-wise; ``depth``
   (``-M``) keeps the top ``depth`` documents after that sort;
 - a retrieved document absent from the query's qrels has relevance NONPOOL (-1); one
