@@ -4,16 +4,16 @@ Every ``.py`` module under the imported ``rankwise`` is parsed with ``ast`` (not
 executed), its imports resolved to absolute module names, and three rules checked:
 
 1. Layers. Imports go one way: ``_core`` <- ``lists``, ``ranks`` <- ``trec`` <- ``stats`` <-
-   ``_engines``, ``cli`` <- ``spark``, ``dask``. A package (or top-level module: the engine
-   adapters) imports only from its own layer's package and the layers below it; siblings on
-   one layer (``lists`` and ``ranks``, ``_engines`` and ``cli``, ``spark`` and ``dask``) import
-   neither each other. The top-level modules
+   ``plot`` <- ``_engines``, ``cli`` <- ``spark``, ``dask``. A package (or top-level module: the
+   figures, the engine adapters) imports only from its own layer's package and the layers below
+   it; siblings on one layer (``lists`` and ``ranks``, ``_engines`` and ``cli``, ``spark`` and
+   ``dask``) import neither each other. The top-level modules
    (``rankwise/__init__.py``, ``__main__.py``) sit above everything. ``testing`` holds the
    independent references, so it imports nothing of rankwise at all.
 2. Kernels. A domain's private modules (``rankwise.<domain>._x``, compiled kernels among them)
    are imported only by that domain. ``_core``'s are shared by every domain.
 3. No import inside a function body, so that no cycle can hide behind a lazy import. The
-   exceptions are the optional extras (pandas, pyarrow, polars, zstandard), which a user may not have
+   exceptions are the optional extras (pandas, pyarrow, polars, zstandard, matplotlib), which a user may not have
    installed, and scipy's submodules: ``stats`` imports ``scipy.stats``/``scipy.special``
    when a test runs, because importing ``scipy.stats`` costs several times as long as
    importing all of rankwise, and ``import rankwise`` should not pay it.
@@ -31,11 +31,12 @@ ROOT = Path(rankwise.__file__).resolve().parent
 
 # Layer of each subpackage; a module may import from packages of a lower layer, and from its
 # own package. Siblings on one layer (lists, ranks) do not import each other.
-# The engine adapters are top-level modules: ``_engines`` (what they share) below ``spark`` and ``dask``.
-LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "recsys": 2, "stats": 3, "_engines": 4, "cli": 4, "spark": 5,
-          "dask": 5}
+# The engine adapters are top-level modules: ``_engines`` (what they share) below ``spark`` and ``dask``;
+# so is ``plot``, the figures, which the command line draws with.
+LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "recsys": 2, "stats": 3, "plot": 4, "_engines": 5,
+          "cli": 5, "spark": 6, "dask": 6}
 
-LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard")
+LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard", "matplotlib")
 
 
 def module_name(path: Path) -> str:
@@ -87,7 +88,7 @@ def test_every_module_is_seen():
     # Guards against a test that passes because it found nothing to parse.
     assert {"rankwise._core.validation", "rankwise.lists.evaluation", "rankwise.cli.command",
             "rankwise.stats.significance", "rankwise.trec.evaluation", "rankwise.testing.lists",
-            "rankwise._engines", "rankwise.spark"} <= set(MODULES)
+            "rankwise._engines", "rankwise.spark", "rankwise.plot"} <= set(MODULES)
     assert {"rankwise.lists._listwise", "rankwise.trec._trec"} <= KNOWN
 
 
@@ -154,3 +155,5 @@ def test_the_checks_can_fail():
     assert allowed("spark", "rankwise._engines") and allowed("_engines", "rankwise.stats.inputs")
     assert not allowed("stats", "rankwise._engines") and not allowed("_engines", "rankwise.spark")
     assert not allowed("dask", "rankwise.spark") and not allowed("cli", "rankwise._engines")
+    assert allowed("cli", "rankwise.plot") and allowed("plot", "rankwise.stats.report")
+    assert not allowed("plot", "rankwise.cli") and not allowed("stats", "rankwise.plot")

@@ -18,7 +18,8 @@ MODULES = sorted({"rankwise"} | {m.name for m in pkgutil.walk_packages(rankwise.
 
 # Examples that use an optional extra run where it is installed (each wheel's tests install
 # what has wheels for it): a docstring whose examples mention one is skipped without it.
-EXTRAS = {"pyarrow": re.compile(r"pyarrow|_arrow\b|\.parquet|polars"), "polars": re.compile(r"polars")}
+EXTRAS = {"pyarrow": re.compile(r"pyarrow|_arrow\b|\.parquet|polars"), "polars": re.compile(r"polars"),
+          "matplotlib": re.compile(r"matplotlib")}
 MISSING = [pattern for module, pattern in EXTRAS.items() if importlib.util.find_spec(module) is None]
 
 

@@ -176,6 +176,22 @@ def test_nan_policy_in_reports(rng):
         rw.compare_systems(systems)
     report = rw.compare_systems(systems, nan_policy="omit")
     assert report.n_queries == {"MRR": 4}
+    # The values compared are kept: the queries with a value, in order, read-only.
+    for name, res in systems.items():
+        kept = report.values["MRR"][name]
+        assert kept.tolist() == res["MRR"][[0, 2, 3, 4]].tolist() and not kept.flags.writeable
+        assert report.means["MRR"][name] == pytest.approx(np.mean(kept))
+
+
+def test_report_keeps_the_values_of_the_queries_shared():
+    qrels, run = read_example()
+    res = rw.trec_eval(qrels, run, ["map", "P.5"])
+    complete = rw.trec_eval(qrels, run, ["map", "P.5"], complete=True)
+    report = rw.compare_systems({"a": res, "b": complete}, on_missing="intersect")
+    shared = [i for i, q in enumerate(complete.query_ids) if q in set(res.query_ids.tolist())]
+    for metric in ("map", "P_5"):
+        assert report.values[metric]["a"].tolist() == res[metric].tolist()
+        assert report.values[metric]["b"].tolist() == complete[metric][shared].tolist()
 
 
 def test_report_layouts(three_systems):

@@ -3,9 +3,12 @@ read numbers as trec_eval reads them, and reading files with errors that name th
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
+
+from ..plot import EXTRA
 
 T = TypeVar("T")
 
@@ -84,3 +87,34 @@ def read_file(cls: Any, path: str, argument: str, depth: int | None = None) -> A
 def one_stdin(paths: Iterable[str | None]) -> None:
     if sum(path in _STDIN for path in paths) > 1:
         raise CliError("standard input (- or /dev/stdin) can be read once: give it for one file at most")
+
+
+def check_plot_file(path: str | None) -> None:
+    """Before any work: matplotlib is installed and draws files of ``path``'s format (its extension)."""
+    if path is None:
+        return
+    try:
+        import matplotlib
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise CliError(f"argument --plot: drawing a figure needs matplotlib: {EXTRA}") from None
+    matplotlib.use("Agg")  # files only: no window, whatever the default backend
+    formats = FigureCanvasBase.get_supported_filetypes()
+    extension = os.path.splitext(path)[1].lstrip(".").lower()
+    if extension not in formats:
+        raise CliError("argument --plot: the format is the file's extension, one of "
+                       f"{', '.join(sorted(formats))}; got {path!r}")
+
+
+def save_plot(ax: Any, path: str) -> None:
+    """Write the figure of ``ax`` to ``path`` and close it; an unwritable path is a CliError."""
+    import matplotlib.pyplot as plt
+
+    figure = ax.figure
+    try:
+        figure.tight_layout()
+        figure.savefig(path)
+    except OSError as error:
+        raise CliError(f"argument --plot: can't write {path!r}: {error.strerror or error}") from None
+    finally:
+        plt.close(figure)

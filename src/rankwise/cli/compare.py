@@ -5,11 +5,12 @@ import argparse
 import os
 
 from .._core.bundled import data_path
+from ..plot import comparison
 from ..stats.options import _SEED_LIMIT, ALTERNATIVES, CORRECTIONS, MAX_RESAMPLES, TESTS
 from ..stats.report import TREC_MEASURES, compare_systems
 from ..trec import Qrels, Run, read_example
 from ..trec.names import parse_trec_measures
-from ._common import CliError, check_measures, number_type, one_stdin, read_file
+from ._common import CliError, check_measures, check_plot_file, number_type, one_stdin, read_file, save_plot
 
 _ALPHA = number_type(float, "a number in (0, 1)", lambda v: 0 < v < 1)
 _RESAMPLES = number_type(int, "an integer from 1 to 2**30", lambda v: 1 <= v <= MAX_RESAMPLES)
@@ -56,6 +57,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                               "queries are an error)")
     compare.add_argument("--format", default="text", choices=("text", "markdown", "latex", "csv"),
                          dest="output", help="output layout (default text)")
+    compare.add_argument("--plot", metavar="FILE",
+                         help="also draw the comparison (each run's mean with a bootstrap confidence "
+                              "interval of --resamples resamples, and the significance marks) to FILE, "
+                              "its format from the extension (.png, .svg, .pdf, ...); needs matplotlib: pip "
+                              "install \"rankwise[plot]\"")
 
 
 def _example_runs() -> tuple[Qrels, dict[str, Run]]:
@@ -83,6 +89,7 @@ def report(args: argparse.Namespace) -> str:
     elif not args.qrels or len(args.runs) < 2:
         raise CliError("compare needs QRELS and at least two RUN files (or --example)")
     check_measures(args.measures, parse_trec_measures, "-m")
+    check_plot_file(args.plot)
     if args.example:
         qrels, runs = _example_runs()
         paths = {}
@@ -110,6 +117,10 @@ def report(args: argparse.Namespace) -> str:
         raise CliError(f"the runs cover different queries: {facts['details']}; pass --intersect to compare "
                        f"the {facts['n_shared']} queries they share, or -c to score the missing ones "
                        "0") from None
+    if args.plot is not None:
+        ax = comparison(report, n_resamples=args.resamples, seed=0 if args.seed is None else args.seed)
+        ax.figure.set_size_inches(max(6.4, 0.5 * len(report.metrics) * len(report.systems) + 2), 4.8)
+        save_plot(ax, args.plot)
     if args.output == "markdown":
         return report.to_markdown()
     if args.output == "latex":

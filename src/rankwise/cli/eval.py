@@ -10,9 +10,19 @@ import sys
 
 import numpy as np
 
+from ..plot import distributions
 from ..trec import Qrels, Run, TrecResults, read_example, trec_eval
 from ..trec.names import first_parameters, parse_trec_measures
-from ._common import _INT64_MAX, CliError, atol_type, check_measures, one_stdin, read_file
+from ._common import (
+    _INT64_MAX,
+    CliError,
+    atol_type,
+    check_measures,
+    check_plot_file,
+    one_stdin,
+    read_file,
+    save_plot,
+)
 
 # Levels beyond 2**53 would not compare exactly with labels held as float64.
 _LEVEL = atol_type("an integer from 0 to 2**53", 2**53,
@@ -59,6 +69,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--format", default="trec", choices=("trec", "json", "csv"), dest="output",
                           help="output layout (default trec: trec_eval's; in json, infinite and NaN "
                                "values are the strings \"inf\", \"-inf\", \"nan\")")
+    evaluate.add_argument("--plot", metavar="FILE",
+                          help="also draw the per-query distribution of each measure (box plots; the "
+                               "counts num_ret, ... left out) to FILE, its format from the extension "
+                               "(.png, .svg, .pdf, ...); needs matplotlib: pip install \"rankwise[plot]\"")
 
 
 # trec_eval 10.0's options that rankwise eval refuses (whether each takes a value), and why.
@@ -99,6 +113,7 @@ def report(args: argparse.Namespace) -> str:
         raise CliError("eval needs QRELS and RUN files (or --example)")
     _check_trec_options(args)
     check_measures(args.measures, parse_trec_measures, "-m")
+    check_plot_file(args.plot)
     # As trec_eval reads repeated -m: the first -m that gives a measure parameters wins.
     measures, notes = first_parameters(args.measures or ["official"])
     if args.example:
@@ -125,6 +140,8 @@ def report(args: argparse.Namespace) -> str:
                         "them") from None
     for note in notes:  # what trec_eval ignores too
         print(f"rankwise eval: note: {note}", file=sys.stderr)
+    if args.plot is not None:
+        _plot(res, args.plot)
     if args.output == "trec":
         return res.format(per_query=args.per_query, summary=not args.no_summary)
     if args.output == "json":
@@ -141,6 +158,20 @@ def report(args: argparse.Namespace) -> str:
         writer.writerows(zip(np.asarray(res.query_ids).tolist(), *columns, strict=True))
     writer.writerow(["all", *res.mean().values()])
     return buffer.getvalue().rstrip("\n")
+
+
+def _plot(res: TrecResults, path: str) -> None:
+    """Box plots of the measures' per-query values; counts (num_ret, ...) would dwarf the scores."""
+    measures = [name for name in res.names if not parse_trec_measures(name)[0].root.startswith("num_")]
+    if not measures:
+        raise CliError("argument --plot: no measure to draw: the measures asked are all counts "
+                       "(num_ret, ...)")
+    ax = distributions(res, measures)
+    ax.figure.set_size_inches(max(6.4, 0.4 * len(measures) + 2), 4.8)
+    if len(measures) > 6:
+        ax.tick_params(axis="x", labelrotation=90)
+    ax.set_title(f"{res.run_name}: {len(res.query_ids)} queries")
+    save_plot(ax, path)
 
 
 def _json_queries(res: TrecResults) -> str:

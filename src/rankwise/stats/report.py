@@ -142,6 +142,10 @@ class ComparisonReport:
         One per (metric, pair), metric by metric.
     n_queries : dict
         Queries compared per metric.
+    values : dict
+        ``values[metric][system]``: the per-query values compared (float64, read-only),
+        the same queries in the same order for every system of a metric; what
+        :func:`rankwise.plot.comparison` bootstraps the means' intervals from.
     test, alternative, correction, family, alpha, n_resamples, seed
         The options of the call (``correction`` None: raw p-values; ``family``
         ``"metric"``: each metric's comparisons are corrected together, ``"all"``: every
@@ -159,13 +163,17 @@ class ComparisonReport:
 
     def __init__(self, systems: Iterable[str], metrics: Iterable[str], baseline: str | None,
                  means: dict[str, dict[str, float]], comparisons: Iterable[Comparison],
-                 n_queries: dict[str, int], options: dict[str, Any]) -> None:
+                 n_queries: dict[str, int], options: dict[str, Any],
+                 values: dict[str, dict[str, np.ndarray]] | None = None) -> None:
         self.systems = tuple(systems)
         self.metrics = tuple(metrics)
         self.baseline = baseline
         self.means = means
         self.comparisons = tuple(comparisons)
         self.n_queries = n_queries
+        self.values = values or {}
+        for column in (v for by_system in self.values.values() for v in by_system.values()):
+            column.flags.writeable = False
         for name, value in options.items():
             setattr(self, name, value)
 
@@ -466,9 +474,9 @@ def _pairs(names: list[str], baseline: object) -> list[tuple[str, str]]:
 
 def _compare_metric(metric: str, systems: list[Any], pairs: list[tuple[str, str]], on_missing: str,
                     nan_policy: str,
-                    test_pair: Callable[[np.ndarray, int], ComparisonResult]) -> tuple[dict[str, float], int,
-                                                                                      list[_Row]]:
-    """One metric: every system's mean over the queries compared, their count, a row per pair."""
+                    test_pair: Callable[[np.ndarray, int], ComparisonResult]
+                    ) -> tuple[dict[str, np.ndarray], list[_Row]]:
+    """One metric: every system's values over the queries compared, a row per pair."""
     names = [name for name, _ in systems]
     per_system = [(name, *_per_query(system, f"system {name!r}", metric)) for name, system in systems]
     ids, values = _align(per_system, on_missing)
@@ -482,7 +490,7 @@ def _compare_metric(metric: str, systems: list[Any], pairs: list[tuple[str, str]
         d, k = _differences(column[system], column[other], ids, (f"system {system!r}", f"system {other!r}"))
         wins, ties = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d == 0))
         rows.append((metric, system, other, test_pair(d, k), wins, ties, n - wins - ties))
-    return {name: _mean_of(column[name]) for name in names}, n, rows
+    return column, rows
 
 
 def _adjusted(pvalues: list[float], metrics: list[str], correction: str | None, family: str) -> np.ndarray:
@@ -583,15 +591,18 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
     test_pair = functools.partial(_paired_test, test=test, alternative=alternative, n_resamples=n_resamples,
                                   seed=seed, confidence=confidence, ci_method="bca", zero_method="wilcox",
                                   n_threads=n_threads)
-    means, n_queries, rows = {}, {}, []
+    values, rows = {}, []
     for metric in metrics:
-        means[metric], n_queries[metric], metric_rows = _compare_metric(metric, systems, pairs, on_missing,
-                                                                        nan_policy, test_pair)
+        values[metric], metric_rows = _compare_metric(metric, systems, pairs, on_missing, nan_policy,
+                                                      test_pair)
         rows += metric_rows
+    means = {metric: {name: _mean_of(column) for name, column in by_system.items()}
+             for metric, by_system in values.items()}
+    n_queries = {metric: next(iter(by_system.values())).shape[0] for metric, by_system in values.items()}
     adjusted = _adjusted([row[3].pvalue for row in rows], [row[0] for row in rows], correction, family)
     comparisons = [Comparison(metric, system, other, result, float(p), bool(p < alpha), wins, ties, losses)
                    for (metric, system, other, result, wins, ties, losses), p
                    in zip(rows, adjusted, strict=True)]
     options = {"test": test, "alternative": alternative, "correction": correction, "family": family,
                "alpha": alpha, "n_resamples": n_resamples, "seed": seed}
-    return ComparisonReport(names, metrics, baseline, means, comparisons, n_queries, options)
+    return ComparisonReport(names, metrics, baseline, means, comparisons, n_queries, options, values)
