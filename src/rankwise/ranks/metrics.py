@@ -483,7 +483,7 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
     {'AMRI': 0.461538, 'zMRR': 0.964561}
 
     Ranks among 100 sampled negatives (the "1 + 100" protocol) of a catalog of 10,000
-    items: the uncorrected Hits@10 of a model whose items all rank 100th is 1.0, the
+    items: the uncorrected ``Hits@10`` of a model whose items all rank 100th is 1.0, the
     full-catalog value 0; the corrections estimate it.
 
     >>> sampled = rw.Ranks.from_ranks([1, 2, 1, 1, 3], n_candidates=[101] * 5)
