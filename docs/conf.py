@@ -61,5 +61,7 @@ html_theme_options = {
     "show_toc_level": 2,
     "header_links_before_dropdown": 6,
 }
+# Light or dark as the reader's system says; without a default the theme's script logs an error.
+html_context = {"default_mode": "auto"}
 html_show_sourcelink = False
 html_last_updated_fmt = None

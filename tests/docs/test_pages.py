@@ -166,10 +166,17 @@ SHELL = re.compile(r"[|&;<>()$`*?~\\]")
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
+# The commands run in another directory: a relative PYTHONPATH (PYTHONPATH=src on an in-place
+# build) must still name what it named where pytest started.
+ENV = dict(os.environ, COLUMNS="100")
+if os.environ.get("PYTHONPATH"):
+    ENV["PYTHONPATH"] = os.pathsep.join(os.path.abspath(entry) if entry else entry
+                                        for entry in os.environ["PYTHONPATH"].split(os.pathsep))
+
+
 def console_failures(text: str, filename: str, cwd: Path) -> list[str]:
     """Run each ``$ rankwise ...`` line of a page in ``cwd``; the report of each that failed."""
     report = []
-    env = dict(os.environ, COLUMNS="100")
     for lineno, command, expected in console_commands(text):
         where = f"{filename}:{lineno}"
         try:
@@ -181,7 +188,7 @@ def console_failures(text: str, filename: str, cwd: Path) -> list[str]:
                           f"quoted as in a shell, no pipes, redirections, variables or globs) and their "
                           f"output, not {command or expected[0]!r}")
             continue
-        proc = subprocess.run([rankwise_script(), *argv[1:]], capture_output=True, text=True, env=env,
+        proc = subprocess.run([rankwise_script(), *argv[1:]], capture_output=True, text=True, env=ENV,
                               cwd=cwd, timeout=300)
         got = (proc.stdout + proc.stderr).splitlines()
         while expected and not expected[-1].strip():
