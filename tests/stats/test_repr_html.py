@@ -132,3 +132,17 @@ def test_results_use_the_same_writer() -> None:
     assert table[0][1:] == ["MRR"]
     assert table[-1] == ["mean", f"{res.mean()['MRR']:.4f}"]
     assert any("more queries" in row[0] for row in table)
+
+
+def test_trec_results_show_trec_eval_digits() -> None:
+    qrels = rw.Qrels.from_dict({"q<3>": {"d1": 1, "d2": 0}, "q&2": {"d1": 1}})
+    run = rw.Run.from_dict({"q<3>": {"d1": 0.5, "d2": 0.9}, "q&2": {"d1": 0.3}}, name="<b>&")
+    res = rw.trec_eval(qrels, run, ["map", "num_ret", "P.1"])
+    rows = Tables(res._repr_html_()).tables[0]
+    printed = {(name.strip(), query): value.strip() for name, query, value
+               in (line.split("\t") for line in res.format(per_query=True).splitlines())}
+    assert rows[0] == ["query_id", *res.names]
+    assert [row[0] for row in rows[1:]] == [*res.query_ids.tolist(), "all"]
+    for row in rows[1:]:
+        assert row[1:] == [printed[name, row[0]] for name in res.names]
+    assert rows[-1][1 + res.names.index("num_ret")] == "3"     # a count, as trec_eval prints it

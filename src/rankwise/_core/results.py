@@ -183,19 +183,28 @@ class Results:
         lines += [f"  {name:<{width}}  {value:.4f}" for name, value in means.items()]
         return "\n".join(lines) + ")"
 
+    def _texts(self, name: str, rows: list[int]) -> list[str]:
+        """The values of ``rows`` of one metric as the HTML table shows them (the repr's digits)."""
+        return [f"{value:.4f}" for value in self[name][rows].tolist()]
+
+    def _summary_texts(self) -> list[str]:
+        """The summary row of the HTML table: the means, as the repr shows them."""
+        return [f"{value:.4f}" for value in self.mean().values()]
+
     def _repr_html_(self) -> str:
         """A table for notebooks: the first and last queries of a long one, then the means."""
         ids = np.asarray(self.query_ids).tolist()
         shown = list(range(len(ids)))
         if len(ids) > _HTML_HEAD + _HTML_TAIL:
             shown = shown[:_HTML_HEAD] + [-1] + shown[-_HTML_TAIL:]
+        columns = [iter(self._texts(name, [q for q in shown if q >= 0])) for name in self._names]
         rows: list[list[str] | str] = []
         for q in shown:
             if q < 0:
                 rows.append(f"… {len(ids) - _HTML_HEAD - _HTML_TAIL} more queries …")
                 continue
-            rows.append([str(ids[q]), *(f"{self[name][q]:.4f}" for name in self._names)])
-        rows.append([self._summary_label, *(f"{value:.4f}" for value in self.mean().values())])
+            rows.append([str(ids[q]), *(next(column) for column in columns)])
+        rows.append([self._summary_label, *self._summary_texts()])
         return html_table([self.index_name, *self._names], rows,
                           before=[f"{type(self).__name__}: {self._describe()}"])
 

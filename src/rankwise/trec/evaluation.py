@@ -840,6 +840,15 @@ class TrecResults(Results):
     def _describe(self) -> str:
         return f"run {self.run_name!r}, {self._n_queries} queries, ties={self.ties!r}"
 
+    def _texts(self, name: str, rows: list[int]) -> list[str]:
+        """The HTML table's values: trec_eval's digits (counts as integers), as :meth:`format` prints them."""
+        return [text.strip() for text in _texts(self._specs[self._column(name)], self[name][rows])]
+
+    def _summary_texts(self) -> list[str]:
+        """The HTML table's ``all`` row: trec_eval's summary, as :meth:`format` prints it."""
+        columns = [self._column(name) for name in self.names]
+        return [_text(self._summary(j), self._specs[j].root in _COUNTS).strip() for j in columns]
+
 
 def _count(total: float) -> float:
     # Counts are whole numbers, except expected counts when a depth cut splits a tie.
