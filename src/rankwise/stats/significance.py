@@ -125,10 +125,9 @@ class ComparisonResult:
         return fields
 
     def __repr__(self) -> str:
-        *named, last = self._fields()
-        text = ", ".join(f"{name}={value}" for name, value in named)
-        drawn = f", {last[1]}" if last[0] == "resamples" else f", {last[0]}={last[1]}"
-        return f"ComparisonResult({text}{drawn})"
+        # The resamples read as a phrase ("1000 resamples, seed=0"), not as name=value.
+        parts = [value if name == "resamples" else f"{name}={value}" for name, value in self._fields()]
+        return f"ComparisonResult({', '.join(parts)})"
 
     def _repr_html_(self) -> str:
         """A table for notebooks: the numbers of the repr, one a row."""
