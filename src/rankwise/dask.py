@@ -297,9 +297,7 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
                        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan)
     _check_columns(ddf, job.columns, "ddf")
     evaluate_partition(job, _probe(ddf._meta, [name for _, name in job.columns]))
-    results = DaskResults(ddf, job, npartitions)
-    results._progress = check_progress(progress)
-    return results
+    return DaskResults(ddf, job, npartitions, check_progress(progress))
 
 
 class DaskResults(EvaluateResults):
@@ -321,10 +319,11 @@ class DaskResults(EvaluateResults):
     DaskResults as they take a Results.
     """
 
-    def __init__(self, ddf: Any, job: EvaluateJob, npartitions: int | None) -> None:
+    def __init__(self, ddf: Any, job: EvaluateJob, npartitions: int | None,
+                 progress: bool | None = None) -> None:
         qid = job.names["qid"]
         super().__init__(job)
-        self._progress: bool | None = None
+        self._progress = progress
         self._source = ddf
         self._grouped = _by_query(_projected(ddf, job.names.values()), qid, npartitions, job.stable)
         self._largest = _series(ddf, job.names["y_true"]).max() if job.needs_max_grade else None
@@ -505,9 +504,7 @@ def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",
     # The dtypes' errors, as Qrels.from_pandas and Run.from_pandas word them for the computed frames.
     Qrels.from_pandas(pd.DataFrame(_probe(qrels._meta, [query, doc, relevance])), query, doc, relevance)
     Run.from_pandas(pd.DataFrame(_probe(run._meta, [query, doc, score])), query, doc, score)
-    results = DaskTrecResults(qrels, run, job, npartitions)
-    results._progress = check_progress(progress)
-    return results
+    return DaskTrecResults(qrels, run, job, npartitions, check_progress(progress))
 
 
 class DaskTrecResults:
@@ -526,7 +523,8 @@ class DaskTrecResults:
     the evaluation once and keeps what it gave.
     """
 
-    def __init__(self, qrels: Any, run: Any, job: TrecJob, npartitions: int | None) -> None:
+    def __init__(self, qrels: Any, run: Any, job: TrecJob, npartitions: int | None,
+                 progress: bool | None = None) -> None:
         stable = dict(job.options)["ties"] == "stable"
         self._job = job
         self._qrels, self._run = _trec_by_query(_projected(qrels, [job.query, job.doc, job.relevance]),
@@ -536,7 +534,7 @@ class DaskTrecResults:
         self.per_query = dd.map_partitions(_trec_frame, self._qrels, self._run, job, meta, meta=meta,
                                            align_dataframes=False)
         self._results: TrecResults | None = None
-        self._progress: bool | None = None
+        self._progress = progress
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -259,7 +259,8 @@ def _locate(df: DataFrame, job: EvaluateJob, kind: str, query: Any = None) -> tu
 
 # Seconds between two looks of the progress thread at Spark's status tracker.
 _POLL = 0.2
-_GROUP, _DESCRIPTION = "spark.jobGroup.id", "spark.job.description"
+# The local properties setJobGroup sets, put back as the caller had them.
+_KEPT = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
 
 
 @contextlib.contextmanager
@@ -275,7 +276,7 @@ def _tracked(df: DataFrame, progress: bool | None, what: str) -> Iterator[None]:
         if context is None:      # silent, or Spark Connect (no SparkContext on the client)
             yield
             return
-        kept = context.getLocalProperty(_GROUP), context.getLocalProperty(_DESCRIPTION)
+        kept = [context.getLocalProperty(key) for key in _KEPT]
         group = f"rankwise-{uuid.uuid4().hex}"
         context.setJobGroup(group, f"rankwise {what}")
         done = threading.Event()
@@ -287,7 +288,7 @@ def _tracked(df: DataFrame, progress: bool | None, what: str) -> Iterator[None]:
         finally:
             done.set()
             poller.join()
-            for key, value in zip((_GROUP, _DESCRIPTION), kept, strict=True):
+            for key, value in zip(_KEPT, kept, strict=True):
                 context.setLocalProperty(key, value)
 
 
@@ -321,10 +322,11 @@ class SparkResults(EvaluateResults):
     the Results :meth:`collect` gives (``__rankwise_results__``).
     """
 
-    def __init__(self, df: DataFrame, job: EvaluateJob, n_partitions: int | None) -> None:
+    def __init__(self, df: DataFrame, job: EvaluateJob, n_partitions: int | None,
+                 progress: bool | None = None) -> None:
         super().__init__(job)
         self._df, self._n_partitions = df, n_partitions
-        self._progress: bool | None = None
+        self._progress = progress
         self._prepared: tuple[EvaluateJob, DataFrame] | None = None
         self._qid_type = _field(df, job.names["qid"], "qid").dataType
 
@@ -421,9 +423,7 @@ def evaluate(df: DataFrame, metrics: str | Iterable[str], *, qid: str, y_true: s
     job = evaluate_job(metrics, qid=qid, y_true=y_true, y_score=y_score, doc_ids=doc_ids, ties=ties,
                        relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan)
     _check_evaluate_schema(df, job)
-    results = SparkResults(df, job, _check_n_partitions(n_partitions))
-    results._progress = check_progress(progress)
-    return results
+    return SparkResults(df, job, _check_n_partitions(n_partitions), check_progress(progress))
 
 
 def _check_trec_schema(qrels_df: DataFrame, run_df: DataFrame, job: TrecJob) -> None:
@@ -488,10 +488,10 @@ class SparkTrecResults:
     :meth:`mean` and :meth:`collect` run one job (and share it); :attr:`per_query` is lazy.
     """
 
-    def __init__(self, both: DataFrame, job: TrecJob) -> None:
+    def __init__(self, both: DataFrame, job: TrecJob, progress: bool | None = None) -> None:
         self._both, self._job = both, job
         self._results: TrecResults | None = None
-        self._progress: bool | None = None
+        self._progress = progress
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -575,6 +575,6 @@ def trec_eval(qrels_df: DataFrame, run_df: DataFrame, measures: str | Iterable[s
     job = trec_job(measures, query=query, doc=doc, relevance=relevance, score=score, name=name,
                    complete=complete, relevance_level=relevance_level, depth=depth, ties=ties)
     _check_trec_schema(qrels_df, run_df, job)
-    results = SparkTrecResults(_both_sides(qrels_df, run_df, job, _check_n_partitions(n_partitions)), job)
-    results._progress = check_progress(progress)
-    return results
+    progress = check_progress(progress)
+    both = _both_sides(qrels_df, run_df, job, _check_n_partitions(n_partitions))
+    return SparkTrecResults(both, job, progress)

@@ -296,7 +296,7 @@ def test_nulls_are_an_error_naming_the_column(spark):
 def test_progress_polls_the_job_group_and_changes_no_number(spark, tables, capsys, monkeypatch):
     pytest.importorskip("tqdm")
     context = spark.sparkContext
-    context.setJobGroup("callers-group", "the caller's")
+    context.setJobGroup("callers-group", "the caller's", interruptOnCancel=True)
     df = tables["string", "double"]
     expected = rws.evaluate(df, ["MAP", "P@5"], qid="qid", y_true="label", y_score="score",
                             progress=False).collect()
@@ -317,5 +317,8 @@ def test_progress_polls_the_job_group_and_changes_no_number(spark, tables, capsy
     stages = [s for job in tracker.getJobIdsForGroup(group) for s in tracker.getJobInfo(job).stageIds]
     assert stages and sum(tracker.getStageInfo(s).numCompletedTasks for s in stages) >= 3   # the tasks polled
     assert context.getLocalProperty("spark.jobGroup.id") == "callers-group"     # given back
+    assert context.getLocalProperty("spark.job.description") == "the caller's"
+    assert context.getLocalProperty("spark.job.interruptOnCancel") == "true"
     assert f"<td>{expected.mean()['MAP']:.4f}</td>" in res._repr_html_()
-    context.setLocalProperty("spark.jobGroup.id", None)
+    for key in ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel"):
+        context.setLocalProperty(key, None)
