@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._core.names import metric_names
 from ._core.results import Results, as_results
 from ._core.validation import check_choice
 from .lists import evaluate
@@ -87,22 +88,9 @@ def _checked(value: Any, name: str, kind: type | tuple[type, ...], what: str) ->
     return value
 
 
-def _metric_list(metrics: str | Iterable[str] | None, name: str = "metrics") -> list[str] | None:
-    """None, or the names as a non-empty list of str."""
-    if metrics is None:
-        return None
-    names = [metrics] if isinstance(metrics, str) else metrics
-    try:
-        names = list(names)
-    except TypeError:
-        raise TypeError(f"{name} must be a metric name, a list of them or None, got "
-                        f"{type(metrics).__name__}") from None
-    for metric in names:
-        if not isinstance(metric, str):
-            raise TypeError(f"{name} must hold metric names (str), got {metric!r}")
-    if not names:
-        raise ValueError(f"{name} must name at least one metric, got none")
-    return names
+def _metric_list(metrics: str | Iterable[str] | None) -> list[str] | None:
+    """None, or the names as a non-empty list of str (``_core.names.metric_names``' checks)."""
+    return None if metrics is None else metric_names(metrics)
 
 
 def _columns(systems: Mapping[str, Results], metrics: list[str] | None) -> list[str]:

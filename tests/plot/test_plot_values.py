@@ -337,7 +337,7 @@ def test_errors_name_the_argument(two_systems, report, ranks):
         rp.distributions(res, kind="boxes")
     with pytest.raises(TypeError, match="ax must be a matplotlib Axes or None"):
         rp.distributions(res, ax="left")
-    with pytest.raises(TypeError, match="metrics must hold metric names"):
+    with pytest.raises(TypeError, match=r"metric names must be strings, got int 1 at metrics\[0\]"):
         rp.distributions(res, [1])
     with pytest.raises(TypeError, match="report must be a ComparisonReport"):
         rp.comparison(res)
