@@ -3,8 +3,9 @@
 Every ``.py`` module under the imported ``rankwise`` is parsed with ``ast`` (nothing is
 executed), its imports resolved to absolute module names, and three rules checked:
 
-1. Layers. Imports go one way: ``_core`` <- ``lists``, ``ranks`` <- ``trec`` <- ``stats`` <-
-   ``plot`` <- ``_engines``, ``cli`` <- ``spark``, ``dask``. A package (or top-level module: the
+1. Layers. Imports go one way: ``_core`` <- ``lists``, ``ranks`` <- ``trec``, ``recsys`` <-
+   ``diversity``, ``fusion``, ``agreement`` <- ``stats`` <- ``plot`` <- ``_engines``, ``cli`` <-
+   ``spark``, ``dask``. A package (or top-level module: the
    figures, the engine adapters) imports only from its own layer's package and the layers below
    it; siblings on one layer (``lists`` and ``ranks``, ``_engines`` and ``cli``, ``spark`` and
    ``dask``) import neither each other. The top-level modules
@@ -34,8 +35,8 @@ ROOT = Path(rankwise.__file__).resolve().parent
 # own package. Siblings on one layer (lists, ranks) do not import each other.
 # The engine adapters are top-level modules: ``_engines`` (what they share) below ``spark`` and ``dask``;
 # so is ``plot``, the figures, which the command line draws with.
-LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "recsys": 2, "stats": 3, "plot": 4, "_engines": 5,
-          "cli": 5, "spark": 6, "dask": 6}
+LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "recsys": 2, "diversity": 3, "fusion": 3,
+          "agreement": 3, "stats": 4, "plot": 5, "_engines": 6, "cli": 6, "spark": 7, "dask": 7}
 
 LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard", "matplotlib", "tqdm", "distributed")
 
