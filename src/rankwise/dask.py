@@ -236,6 +236,7 @@ def _locate(frame: Any, name: str, kind: str) -> tuple[int, Any]:
 def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y_score: str,
              doc_ids: str | None = None, ties: str = "expected", relevance_level: float = 1,
              gain: str = "linear", max_grade: float | None = None, empty: str = "zero", nan: str = "raise",
+             log_base: float = 2,
              npartitions: int | None = None, progress: bool | None = None) -> DaskResults:
     """:func:`rankwise.evaluate` over a Dask DataFrame with one row per (query, item).
 
@@ -255,7 +256,7 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
         and the scores.
     doc_ids : str, optional
         Column name of the document ids, for ``ties="trec"``.
-    ties, relevance_level, gain, max_grade, empty, nan
+    ties, relevance_level, gain, max_grade, empty, nan, log_base
         As :func:`rankwise.evaluate`. ``ties="stable"`` breaks ties by the order of the rows in
         ``ddf.compute()``, which the shuffle keeps by numbering the rows first.
     npartitions : int, optional
@@ -294,7 +295,8 @@ def evaluate(ddf: Any, metrics: str | Iterable[str], *, qid: str, y_true: str, y
     _check_frame(ddf, "ddf")
     _check_npartitions(npartitions)
     job = evaluate_job(metrics, qid=qid, y_true=y_true, y_score=y_score, doc_ids=doc_ids, ties=ties,
-                       relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan)
+                       relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
+                       log_base=log_base)
     _check_columns(ddf, job.columns, "ddf")
     evaluate_partition(job, _probe(ddf._meta, [name for _, name in job.columns]))
     return DaskResults(ddf, job, npartitions, check_progress(progress))

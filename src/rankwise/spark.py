@@ -369,6 +369,7 @@ class SparkResults(EvaluateResults):
 def evaluate(df: DataFrame, metrics: str | Iterable[str], *, qid: str, y_true: str, y_score: str,
              doc_ids: str | None = None, ties: str = "expected", relevance_level: float = 1,
              gain: str = "linear", max_grade: float | None = None, empty: str = "zero", nan: str = "raise",
+             log_base: float = 2,
              n_partitions: int | None = None, progress: bool | None = None) -> SparkResults:
     """:func:`rankwise.evaluate` over the rows of a Spark DataFrame, one row per (query, item).
 
@@ -381,7 +382,7 @@ def evaluate(df: DataFrame, metrics: str | Iterable[str], *, qid: str, y_true: s
         Column names: query ids (any atomic type), relevance labels and scores (numbers).
     doc_ids : str, optional
         Column of document ids (strings or integers), for ``ties="trec"``.
-    ties, relevance_level, gain, max_grade, empty, nan
+    ties, relevance_level, gain, max_grade, empty, nan, log_base
         As in :func:`rankwise.evaluate`. ``ties="stable"`` follows the DataFrame's row
         order (that of ``df.collect()``). ERR and graded RBP without ``max_grade`` take
         the largest label of the DataFrame, found by one aggregation.
@@ -421,7 +422,8 @@ def evaluate(df: DataFrame, metrics: str | Iterable[str], *, qid: str, y_true: s
     {'MRR': 1.0, 'P@1': 1.0}
     """
     job = evaluate_job(metrics, qid=qid, y_true=y_true, y_score=y_score, doc_ids=doc_ids, ties=ties,
-                       relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan)
+                       relevance_level=relevance_level, gain=gain, max_grade=max_grade, empty=empty, nan=nan,
+                       log_base=log_base)
     _check_evaluate_schema(df, job)
     return SparkResults(df, job, _check_n_partitions(n_partitions), check_progress(progress))
 

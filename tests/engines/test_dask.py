@@ -113,6 +113,11 @@ def test_every_tie_policy(client, frame, ties):
     check(dd.from_pandas(frame, npartitions=3, sort=False), frame, ties=ties, npartitions=4)
 
 
+def test_log_base(client, frame):
+    res = check(dd.from_pandas(frame, npartitions=3, sort=False), frame, ["DCG@5", "nDCG@5"], log_base=10)
+    assert res.mean()["DCG@5"] != reference(frame, ["DCG@5"]).mean()["DCG@5"]
+
+
 def test_string_ids_float32_scores(client):
     frame = make_frame(seed=1, string_ids=True, float32=True).rename_axis("row")  # an index, not the query's
     for ties in ("stable", "expected"):

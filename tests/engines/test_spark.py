@@ -95,6 +95,15 @@ def test_a_query_split_across_input_partitions_is_evaluated_whole(tables):
     assert res.collect()["MAP"].tobytes() == rw.evaluate(y_true, y_score, ["MAP"], qid=qid)["MAP"].tobytes()
 
 
+def test_log_base(tables):
+    df = tables["string", "double"]
+    y_true, y_score, qid, _ = _collected(df)
+    want = rw.evaluate(y_true, y_score, ["DCG@5", "nDCG@5"], qid=qid, log_base=10)
+    res = rws.evaluate(df, ["DCG@5", "nDCG@5"], qid="qid", y_true="label", y_score="score", log_base=10)
+    assert res.mean() == want.mean()
+    _assert_equal(res.collect(), want, ["DCG@5", "nDCG@5"])
+
+
 def _exchanges(df):
     """The hash shuffles of ``df``'s plan, as ``hashpartitioning(qid#12L, 5)``."""
     plan = df._jdf.queryExecution().executedPlan().toString()

@@ -190,7 +190,7 @@ def test_options_and_repr():
     acc = rw.Accumulator(["nDCG@10", "ERR"], ties="stable", max_grade=4, empty="skip", n_threads=1)
     assert acc.metrics == ("nDCG@10", "ERR")
     assert acc.options == {"ties": "stable", "relevance_level": 1, "gain": "linear", "max_grade": 4,
-                           "empty": "skip", "nan": "raise", "n_threads": 1}
+                           "empty": "skip", "nan": "raise", "n_threads": 1, "log_base": 2}
     assert repr(acc) == ("Accumulator(['nDCG@10', 'ERR'], 0 queries, ties='stable', max_grade=4, empty='skip', "
                          "n_threads=1)")
     twin = rw.Accumulator(acc.metrics, **acc.options).update([[1, 0]], [[0.3, 0.2]])

@@ -37,7 +37,7 @@ from .names import parse_metric
 __all__ = ["Accumulator"]
 
 _DEFAULTS = {"ties": "expected", "relevance_level": 1, "gain": "linear", "max_grade": None, "empty": "zero",
-             "nan": "raise", "n_threads": None}
+             "nan": "raise", "n_threads": None, "log_base": 2}
 _KINDS = {"b": "booleans", "i": "integers", "u": "integers", "f": "floats", "c": "complex numbers",
           "U": "strings", "S": "bytes", "M": "datetimes", "m": "timedeltas"}
 _INT64_MAX = int(np.iinfo(np.int64).max)
@@ -147,7 +147,7 @@ class Accumulator:
     metrics : str or iterable of str
         Metric names, as for :func:`rankwise.evaluate`. Names and options are checked
         here, before any data, with evaluate's errors.
-    ties, relevance_level, gain, empty, nan, n_threads
+    ties, relevance_level, gain, empty, nan, n_threads, log_base
         As in :func:`rankwise.evaluate`.
     max_grade : float, optional
         ERR's and graded RBP's top grade g_max, as in :func:`rankwise.evaluate`; required
@@ -208,11 +208,11 @@ class Accumulator:
 
     def __init__(self, metrics: str | Iterable[str], *, ties: str = "expected", relevance_level: float = 1,
                  gain: str = "linear", max_grade: float | None = None, empty: str = "zero",
-                 nan: str = "raise", n_threads: int | None = None) -> None:
+                 nan: str = "raise", n_threads: int | None = None, log_base: float = 2) -> None:
         self._names = tuple(metric_names(metrics))
         self._specs = [parse_metric(name) for name in self._names]
         self._options = Options.check(ties=ties, relevance_level=relevance_level, gain=gain, empty=empty,
-                                      nan=nan, n_threads=n_threads)
+                                      nan=nan, n_threads=n_threads, log_base=log_base)
         check_definitions(self._specs, self._names, ties)
         resolved, _, self._columns = unique_specs(self._specs, gain)
         if max_grade is not None:
@@ -243,7 +243,8 @@ class Accumulator:
     def options(self) -> dict[str, Any]:
         o = self._options
         return {"ties": o.ties, "relevance_level": o.relevance_level, "gain": o.gain,
-                "max_grade": self._max_grade, "empty": o.empty, "nan": o.nan, "n_threads": o.n_threads}
+                "max_grade": self._max_grade, "empty": o.empty, "nan": o.nan, "n_threads": o.n_threads,
+                "log_base": o.log_base}
 
     @property
     def n_queries(self) -> int:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -20,6 +21,7 @@ from .._core.validation import (
     _EXACT_FLOAT_INT,
     Batch,
     as_batch,
+    as_real,
     as_scores,
     check_choice,
     check_flag,
@@ -92,18 +94,47 @@ class Options:
     nan: str
     n_threads: int | None
     binary: bool = False    # labels >= level become 1, the others 0 (a convention's)
+    log_base: float = 2.0
 
     @classmethod
     def check(cls, *, ties: str, relevance_level: float, gain: str, empty: str, nan: str,
-              n_threads: int | None, binary: bool = False) -> Options:
+              n_threads: int | None, binary: bool = False, log_base: float = 2.0) -> Options:
         """Check every option, in the order evaluate() reports them."""
         check_ties(ties)
         level = check_level(relevance_level)
         check_choice(gain, "gain", ("linear", "exponential"))
+        base = check_log_base(log_base)
         check_choice(empty, "empty", _EMPTY)
         effective_n_threads(n_threads)
         check_choice(nan, "nan", _NAN)
-        return cls(ties, relevance_level, level, gain, empty, nan, n_threads, binary)
+        return cls(ties, relevance_level, level, gain, empty, nan, n_threads, binary, base)
+
+
+def check_log_base(log_base: object) -> float:
+    """DCG's logarithm base: a finite number > 1."""
+    base = as_real(log_base, "log_base")
+    if not 1.0 < base < math.inf:
+        raise ValueError(f"log_base must be a finite number > 1, got {log_base!r}")
+    return base
+
+
+def apply_log_base(values: np.ndarray, unique: Sequence[MetricSpec], log_base: float, source: str) -> None:
+    """Turn the kernel's DCG columns (discounts 1/log2(i + 1)) into base ``log_base``'s.
+
+    1/log_b(i + 1) = log2(b)/log2(i + 1): every discount of a DCG, and so the DCG under any
+    tie policy (an expectation is linear), is the base-2 one times log2(b). nDCG divides
+    two DCGs of one base, so the factor cancels and its columns are left as they are.
+    """
+    if log_base == 2.0:
+        return
+    factor = math.log2(log_base)
+    for j, spec in enumerate(unique):
+        if spec.kind == Metric.DCG:
+            with np.errstate(over="ignore"):
+                values[:, j] *= factor
+            if np.isinf(values[:, j]).any():
+                raise ValueError(f"{source}'s gains with log_base={log_base!r} (discounts "
+                                 f"{factor:g} times the base-2 ones) sum beyond float64's largest value")
 
 
 def check_definitions(specs: Sequence[MetricSpec], names: Sequence[str], ties: str) -> None:
@@ -132,12 +163,12 @@ def unique_specs(specs: Sequence[MetricSpec],
 def _compute(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: ArrayLike, *, qid: ArrayLike | None,
              indptr: ArrayLike | None, doc_ids: ArrayLike | None, exclude: Any, ties: str,
              relevance_level: float, gain: str, max_grade: float | None, empty: str | None, nan: str,
-             n_threads: int | None, binary: bool = False,
+             n_threads: int | None, binary: bool = False, log_base: float = 2.0,
              ) -> tuple[np.ndarray, list[int], list[MetricSpec], Batch, np.ndarray]:
     """Validate, run the kernel once for all specs, apply the empty-query policy (None: "zero")."""
     empty = "zero" if empty is None else empty
     options = Options.check(ties=ties, relevance_level=relevance_level, gain=gain, empty=empty, nan=nan,
-                            n_threads=n_threads, binary=binary)
+                            n_threads=n_threads, binary=binary, log_base=log_base)
     values, columns, specs, batch, n_relevant = compute_values(
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, options=options, max_grade=max_grade,
         exclude=exclude)
@@ -177,6 +208,7 @@ def compute_values(specs: Sequence[MetricSpec], y_true: ArrayLike, y_score: Arra
                          "relevance_level <= 2**53")
     grade = check_max_grade(max_grade, batch.max_label)
     values, n_relevant, nan_found = _run_kernel(batch, unique, ties_code, level, grade, threads)
+    apply_log_base(values, unique, options.log_base, "y_true")
     # NaN scores are found by the kernel as it reads them (as_batch does not look), so
     # the error comes now, before any result is used. Without queries it looked at none.
     if options.nan == "raise" and (nan_found or values.shape[0] == 0):
@@ -239,7 +271,7 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
              qid: ArrayLike | None = None, indptr: ArrayLike | None = None, doc_ids: ArrayLike | None = None,
              exclude: Any = None, ties: str = "expected", relevance_level: float = 1, gain: str = "linear",
              convention: str | None = None, max_grade: float | None = None, empty: str | None = None,
-             nan: str = "raise", n_threads: int | None = None) -> Results:
+             nan: str = "raise", n_threads: int | None = None, log_base: float = 2) -> Results:
     """Compute several ranking metrics per query in one pass over the data.
 
     Parameters
@@ -313,6 +345,10 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
         least one). Any non-zero integer int64 holds; results do not depend on it.
         All CPUs: those this process may use (affinity mask, cgroup CPU quota),
         or ``RANKWISE_NUM_THREADS`` when set.
+    log_base : float, default 2
+        Base of DCG's logarithm: discounts 1 / log_b(rank + 1), as scikit-learn's
+        ``dcg_score(log_base=)``; any finite number > 1. nDCG does not depend on it
+        (the factor log2(b) of DCG and ideal DCG cancels).
 
     Returns
     -------
@@ -357,7 +393,7 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: str | Iterable[str]
         specs, y_true, y_score, qid=qid, indptr=indptr, doc_ids=doc_ids, exclude=exclude, ties=ties,
         relevance_level=relevance_level, gain=gain, max_grade=max_grade,
         empty=conv.empty if conv is not None and empty is None else empty, nan=nan, n_threads=n_threads,
-        binary=conv is not None and conv.binary)
+        binary=conv is not None and conv.binary, log_base=log_base)
     return make_results(names, values, columns, batch.query_ids, ties, gain, n_relevant, convention=conv,
                         named=named)
 
@@ -412,7 +448,7 @@ def _metric_function(func: F) -> F:
 
 
 def _single(name: str, kind: Metric, k: int | None, y_true: ArrayLike, y_score: ArrayLike, per_query: bool,
-            options: dict[str, Any], *, max_grade: float | None = None,
+            options: dict[str, Any], *, max_grade: float | None = None, log_base: float = 2,
             **spec_params: Any) -> float | np.ndarray:
     """One metric for a per-metric function: the mean, or the per-query values."""
     unknown = sorted(set(options) - set(_OPTIONS))
@@ -423,7 +459,7 @@ def _single(name: str, kind: Metric, k: int | None, y_true: ArrayLike, y_score: 
         raise TypeError(f"{name}: gain must be 'linear' or 'exponential', got {spec_params['gain']!r}")
     spec = make_spec(kind, k, where=name, k_argument=True, **spec_params)
     settings = {option: _EVALUATE_PARAMS[option].default for option in _OPTIONS}
-    settings.update(options, gain=spec.gain or "linear", max_grade=max_grade)
+    settings.update(options, gain=spec.gain or "linear", max_grade=max_grade, log_base=log_base)
     values, columns, *_ = _compute([spec], y_true, y_score, **settings)
     column = values[:, columns[0]]
     return column if per_query else mean_over_queries(column)
@@ -525,8 +561,9 @@ def ndcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
 
 @_metric_function
 def dcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
-        *, gain: str = "linear", per_query: bool = False, **options: Any) -> float | np.ndarray:
-    """Discounted cumulative gain: sum over ranks i <= k of gain(label_i) / log2(i + 1).
+        *, gain: str = "linear", log_base: float = 2, per_query: bool = False,
+        **options: Any) -> float | np.ndarray:
+    """Discounted cumulative gain: sum over ranks i <= k of gain(label_i) / log_b(i + 1).
 
     Parameters
     ----------
@@ -535,6 +572,8 @@ def dcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
     k : int, optional
         Cutoff, from 1 to 2**63 - 1.
     gain : {"linear", "exponential"}
+    log_base : float, default 2
+        The logarithm's base b, a finite number > 1 (scikit-learn's ``dcg_score(log_base=)``).
     %(options)s
 
     Examples
@@ -542,8 +581,10 @@ def dcg(y_true: ArrayLike, y_score: ArrayLike, k: int | None = None,
     >>> import rankwise as rw
     >>> rw.dcg([[1, 0, 1]], [[0.9, 0.8, 0.7]])
     1.5
+    >>> rw.dcg([[1, 0, 1]], [[0.9, 0.8, 0.7]], log_base=4)    # 1/log4(2) + 1/log4(4)
+    3.0
     """
-    return _single("dcg", Metric.DCG, k, y_true, y_score, per_query, options, gain=gain)
+    return _single("dcg", Metric.DCG, k, y_true, y_score, per_query, options, gain=gain, log_base=log_base)
 
 
 @_metric_function

@@ -16,6 +16,8 @@ from ..lists.conventions import get_convention
 from ..lists.evaluation import (
     MAX_EXPONENTIAL_LABEL,
     apply_empty,
+    apply_log_base,
+    check_log_base,
     dcg_gains,
     gains_bounded,
     make_results,
@@ -130,7 +132,7 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
                   convention: str | None = None,
                   relevance_level: float = 1, gain: str = "linear", max_grade: float | None = None,
                   empty: str | None = None, n_items: int | None = None,
-                  n_threads: int | None = None) -> Results:
+                  n_threads: int | None = None, log_base: float = 2) -> Results:
     """List metrics of top-k recommendations against each user's relevant (held-out) items.
 
     Each user's list is taken in the order given (position 1 first): no scores, no ties.
@@ -184,6 +186,8 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
         matrix, else the largest id + 1.
     n_threads : int, optional
         Threads over users, as in :func:`rankwise.evaluate`; results do not depend on it.
+    log_base : float, default 2
+        Base of DCG's logarithm, as in :func:`rankwise.evaluate` (nDCG does not depend on it).
 
     Returns
     -------
@@ -212,6 +216,7 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
     asked = [parse_metric(name) for name in names]
     level = check_level(relevance_level)
     check_choice(gain, "gain", ("linear", "exponential"))
+    base = check_log_base(log_base)
     conv = None if convention is None else get_convention(convention)
     specs = asked if conv is None else [conv.apply(spec) for spec in asked]
     if empty is not None:
@@ -239,6 +244,7 @@ def evaluate_topk(relevant: Any, recommended: Any, metrics: str | Iterable[str],
     options = {"level": level, "max_grade": grade, "max_relevant": max_relevant}
     csr = replace(csr, shape=(csr.shape[0], width))
     values, n_relevant = _run(coded, csr, unique, options, threads, shown)
+    apply_log_base(values, unique, base, "relevant")
     apply_empty(values, n_relevant, user_ids, empty, relevance_level)
     return make_results(names, values, columns, user_ids, "stable", gain, n_relevant, convention=conv,
                         named=asked)

@@ -197,12 +197,12 @@ def _gain_value(label, gain):
     raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
 
 
-def _dcg(labels, k, gain):
-    # sum over positions i <= k of gain(l_i) / log2(i + 1); label values are
+def _dcg(labels, k, gain, log_base=2):
+    # sum over positions i <= k of gain(l_i) / log_b(i + 1); label values are
     # used as they are, regardless of the relevance level.
     terms = []
     for i, label in enumerate(_top(labels, k), start=1):
-        terms.append(_gain_value(label, gain) / math.log2(i + 1))
+        terms.append(_gain_value(label, gain) / math.log(i + 1, log_base))
     return math.fsum(terms)
 
 
@@ -280,7 +280,7 @@ def _rbp(labels, k, level, p, graded, max_grade):
 
 
 def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="linear",
-                      p=Fraction(4, 5), graded=False, max_grade=None, denom="R", ideal="cut"):
+                      p=Fraction(4, 5), graded=False, max_grade=None, denom="R", ideal="cut", log_base=2):
     """Value of `metric` for one ranked list of labels (position 1 first).
 
     metric: one of METRICS.  P, R, F1 and Hits require k.  Rprec ignores k.
@@ -291,6 +291,7 @@ def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="li
     max_grade: for ERR and graded RBP; default max(labels), or 1 if that is 0 (or the list is empty).
     denom:  AP's and R's divisor: "R" (trec_eval), "min" (min(R, k)), or for AP "hits" (the relevant items within k).
     ideal:  nDCG's ideal DCG: "cut" at k, or "all" (of every label).
+    log_base: DCG's discount is 1 / log_base(i + 1) (nDCG: always base 2, which it does not depend on).
 
     Returns a Fraction when the value is exact, a float otherwise
     (DCG and nDCG are always floats).
@@ -315,6 +316,8 @@ def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="li
         raise ValueError(f"denom must be 'R', 'min' or (AP only) 'hits', got {denom!r}")
     if ideal not in ("cut", "all"):
         raise ValueError(f"ideal must be 'cut' or 'all', got {ideal!r}")
+    if not log_base > 1:
+        raise ValueError(f"log_base must be > 1, got {log_base!r}")
 
     if max_grade is None:
         max_grade = max(labels) if labels else 0
@@ -338,7 +341,7 @@ def metric_of_ranking(labels_in_rank_order, metric, k=None, *, level=1, gain="li
     if metric == "Hits":
         return _hits(labels, k, level)
     if metric == "DCG":
-        return _dcg(labels, k, gain)
+        return _dcg(labels, k, gain, log_base)
     if metric == "nDCG":
         return _ndcg(labels, k, gain, ideal)
     if metric == "ERR":
