@@ -16,7 +16,8 @@ and what ``rankwise eval`` must do with it:
 The cases cover: a measure named twice (trec_eval keeps the parameters of the first -m
 that gives it any), -l 0 and fractional -l (read with atol), -M 0 and fractional -M, -n,
 -R / -T, queries in common or not (with and without -c), a document repeated below and
-within the -M depth, and trec_eval's options rankwise refuses (-J, -N, -o).
+within the -M depth, -J (judged documents only) alone and with -c, -M and -l, and trec_eval's
+options rankwise refuses (-N, -o).
 Options on which trec_eval crashes or needs other files (-M -1, -Z, -D, -R prefs) are never run
 here: tests/cli/test_trec_cli_semantics.py checks that rankwise refuses them.
 
@@ -111,6 +112,9 @@ def battery():
                        (["-R", "qrels", "-T", "trec_results"], "trec_eval's default formats")]:
         yield ["-q", *flags, *every], "a.qrels", "a.run", "match", why
     yield ["-n", *every], "a.qrels", "a.run", "match", "-n without -q prints nothing"
+    for flags in (["-J"], ["-J", "-c"], ["-J", "-M", "3"], ["-J", "-l", "2"]):
+        yield ["-q", *flags, *every], "a.qrels", "part.run" if "-c" in flags else "a.run", "match", \
+            "-J: only the judged documents, after the depth cut"
     for flags in (["-c"], ["-c", "-M", "0"]):
         yield ["-q", *flags, *every], "a.qrels", "part.run", "match", "missing queries under -c"
         yield ["-q", *flags, *every], "a.qrels", "none.run", "match", "no query in common, with -c"
@@ -121,7 +125,6 @@ def battery():
     yield ["-m", "map"], "a.qrels", "dup.run", "error", "a repeated document"
     for flags, why in [(["-l", "-1"], "-l -1: unjudged documents count as relevant when ranked, not in R"),
                        (["-l", "1e3"], "atol reads 1e3 as 1"),
-                       (["-J"], "-J is not implemented"),
                        (["-N", "100", "-m", "utility.1,1,1,1"], "-N is not implemented"),
                        (["-o"], "-o is obsolete (no effect)")]:
         yield ["-q", *flags, "-m", "official"], "a.qrels", "a.run", "refuse", why

@@ -8,7 +8,7 @@ stdout and exit status. tests/trec/test_trec_differential.py replays every case 
 The cases cover every measure rankwise supports (``-m all_trec``, ``official``, ``set``,
 and every parameterised measure at odd parameters: cutoffs, recall fractions, 11pt_avg's
 points unsorted and repeated, Rprec_mult, utility, set_F, ndcg's custom gains with levels
--1 and -2), the flags that change numbers (``-c``, ``-l N``, ``-M N``, ``-q``), many tied
+-1 and -2), the flags that change numbers (``-c``, ``-l N``, ``-M N``, ``-J``, ``-q``), many tied
 scores (across relevance levels, written in different ways: ``1``, ``1.0``, ``1e0``),
 docnos whose byte order differs from their numeric order and numeric docnos of different
 lengths, graded and negative labels, queries only in the qrels (with ``-c``), queries
@@ -45,7 +45,7 @@ from pathlib import Path
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "tests" / "trec" / "data" / "trec_diff" / "cases.jsonl.gz"
 DEFAULT_TREC_EVAL = os.environ.get("TREC_EVAL", "/work/tools/trec_eval/trec_eval")
 
-CUT_ROOTS = ("P", "recall", "ndcg_cut", "map_cut", "relative_P", "success")
+CUT_ROOTS = ("P", "recall", "ndcg_cut", "map_cut", "relative_P", "success", "unj")
 PLAIN_ROOTS = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
                "infAP", "gm_bpref", "set_P", "set_relative_P", "set_recall", "set_map",
                "num_nonrel_judged_ret", "runid", "num_q")
@@ -263,6 +263,8 @@ def arguments(rng: random.Random, complete: bool) -> list[str]:
     if rng.random() < 0.3:
         depth = str(rng.choice((1, 2, 3, 4, 5, 7, 10, 15)))
         args += ["-M", depth] if rng.random() < 0.5 else [f"-M{depth}"]
+    if rng.random() < 0.25:
+        args.append("-J")
     for name in measures(rng):
         args += ["-m", name]
     return args

@@ -452,7 +452,8 @@ def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",
               query: str = "query_id", doc: str = "doc_id", relevance: str = "relevance",
               score: str = "score", name: str | None = None, complete: bool = False,
               relevance_level: float = 1, depth: int | None = None, ties: str = "trec",
-              npartitions: int | None = None, progress: bool | None = None) -> DaskTrecResults:
+              npartitions: int | None = None, progress: bool | None = None,
+              judged_only: bool = False) -> DaskTrecResults:
     """:func:`rankwise.trec_eval` over two Dask DataFrames: judgements and retrieved documents.
 
     trec_eval's semantics, judged documents never retrieved included: each query's
@@ -473,7 +474,7 @@ def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",
         Column names (``query`` may be both frames' index name instead).
     name : str, optional
         The run's name (``runid``); default ``"rankwise"``.
-    complete, relevance_level, depth, ties
+    complete, relevance_level, depth, ties, judged_only
         As :func:`rankwise.trec_eval`; ``ties="stable"`` keeps the order of ``run``'s rows.
     npartitions : int, optional
         Partitions after the shuffle (default: the larger partition count of the two).
@@ -500,7 +501,8 @@ def trec_eval(qrels: Any, run: Any, measures: str | Iterable[str] = ("official",
     _check_frame(run, "run")
     _check_npartitions(npartitions)
     job = trec_job(measures, query=query, doc=doc, relevance=relevance, score=score, name=name,
-                   complete=complete, relevance_level=relevance_level, depth=depth, ties=ties)
+                   complete=complete, relevance_level=relevance_level, depth=depth, ties=ties,
+                   judged_only=judged_only)
     _check_columns(qrels, (("query", query), ("doc", doc), ("relevance", relevance)), "qrels")
     _check_columns(run, (("query", query), ("doc", doc), ("score", score)), "run")
     # The dtypes' errors, as Qrels.from_pandas and Run.from_pandas word them for the computed frames.

@@ -536,7 +536,8 @@ def trec_eval(qrels_df: DataFrame, run_df: DataFrame, measures: str | Iterable[s
               query: str = "query_id", doc: str = "doc_id", score: str = "score",
               relevance: str = "relevance", complete: bool = False, relevance_level: float = 1,
               depth: int | None = None, ties: str = "trec", name: str | None = None,
-              n_partitions: int | None = None, progress: bool | None = None) -> SparkTrecResults:
+              n_partitions: int | None = None, progress: bool | None = None,
+              judged_only: bool = False) -> SparkTrecResults:
     """:func:`rankwise.trec_eval` of a run against qrels, both Spark DataFrames, with trec_eval's semantics.
 
     Judged documents that were never retrieved count (R includes them): judgements and
@@ -548,7 +549,7 @@ def trec_eval(qrels_df: DataFrame, run_df: DataFrame, measures: str | Iterable[s
     qrels_df, run_df : pyspark.sql.DataFrame
         One row per judgement (``query``, ``doc``, ``relevance``) and per retrieved
         document (``query``, ``doc``, ``score``); ids are strings or integers.
-    measures, complete, relevance_level, depth, ties
+    measures, complete, relevance_level, depth, ties, judged_only
         As in :func:`rankwise.trec_eval`.
     query, doc, score, relevance : str
         Column names.
@@ -575,7 +576,8 @@ def trec_eval(qrels_df: DataFrame, run_df: DataFrame, measures: str | Iterable[s
     >>> print(res.collect().format())                                            # doctest: +SKIP
     """
     job = trec_job(measures, query=query, doc=doc, relevance=relevance, score=score, name=name,
-                   complete=complete, relevance_level=relevance_level, depth=depth, ties=ties)
+                   complete=complete, relevance_level=relevance_level, depth=depth, ties=ties,
+                   judged_only=judged_only)
     _check_trec_schema(qrels_df, run_df, job)
     progress = check_progress(progress)
     both = _both_sides(qrels_df, run_df, job, _check_n_partitions(n_partitions))

@@ -177,11 +177,10 @@ def test_level_and_depth_refused(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
-SUPPORTED = "rankwise eval supports trec_eval's -m, -q, -c, -l, -M, -n, -R qrels and -T trec_results"
+SUPPORTED = "rankwise eval supports trec_eval's -m, -q, -c, -l, -M, -J, -n, -R qrels and -T trec_results"
 
 
 @pytest.mark.parametrize("args, message", [
-    (["-J"], "argument -J: not supported: trec_eval's -J (judged documents only"),
     (["-N", "100"], "argument -N: not supported: trec_eval's -N (the number of documents in the collection"),
     (["-Z", "zscores.txt"], "argument -Z: not supported: trec_eval's -Z (Z scores"),
     (["-D", "1.q1"], "argument -D: not supported: trec_eval's -D (debug output"),

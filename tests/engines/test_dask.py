@@ -290,7 +290,8 @@ def assert_same_trec(got, expected):
 
 
 @pytest.mark.parametrize("options", [{}, {"complete": True}, {"ties": "stable", "depth": 5},
-                                     {"ties": "expected", "relevance_level": 2}])
+                                     {"ties": "expected", "relevance_level": 2},
+                                     {"judged_only": True, "depth": 4}])
 def test_trec_eval_equals_trec_eval(client, example, options):
     qrels, run = example
     measures = ["official", "ndcg_cut.10", "P.5"] if options.get("ties") != "expected" else ["map", "P.5", "ndcg"]

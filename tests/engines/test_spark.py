@@ -263,12 +263,12 @@ def example(spark):
             spark.createDataFrame(run.to_pandas(), "query_id string, doc_id string, score double"))
 
 
-@pytest.mark.parametrize("complete, n_partitions", [(False, 3), (True, 16)])
-def test_trec_eval_equals_one_machine(example, complete, n_partitions):
+@pytest.mark.parametrize("complete, n_partitions, judged_only", [(False, 3, False), (True, 16, False), (False, 16, True)])
+def test_trec_eval_equals_one_machine(example, complete, n_partitions, judged_only):
     qrels, run, qrels_df, run_df = example
-    want = rw.trec_eval(qrels, run, ["all_trec"], complete=complete)
+    want = rw.trec_eval(qrels, run, ["all_trec"], complete=complete, judged_only=judged_only)
     res = rws.trec_eval(qrels_df, run_df, ["all_trec"], complete=complete, name=run.name,
-                        n_partitions=n_partitions)
+                        n_partitions=n_partitions, judged_only=judged_only)
     got = res.collect()
     assert got.format(per_query=True) == want.format(per_query=True)
     assert res.mean() == want.mean()

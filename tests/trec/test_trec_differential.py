@@ -27,7 +27,7 @@ BY_ID = {case["id"]: case for case in CASES}
 #: stdout recorded for them is what rankwise must print instead (see the script's docstring).
 DELIBERATE = {
     "unsupported measures": "-m all_trec prints measures rankwise does not compute (relstring, G, binG, "
-                            "ndcg_rel, Rndcg, rbp, rbp_resid, unj: README's 'Not supported' table); their "
+                            "ndcg_rel, Rndcg, rbp, rbp_resid: README's 'Not supported' table); their "
                             "lines are dropped from trec_eval's output (test_trec_oracle.SKIPPED_MEASURES)",
     "missing-without-c": "without -c, trec_eval 10.0 exits with status 4 ('result qid ... not found in "
                          "qrels') when a query of the qrels is missing from the run; rankwise evaluates the "
@@ -60,6 +60,8 @@ def api_arguments(args: list[str]) -> tuple[list[str], dict, bool]:
             per_query = True
         elif arg == "-c":
             options["complete"] = True
+        elif arg == "-J":
+            options["judged_only"] = True
         elif arg == "-l":
             options["relevance_level"] = int(value)
         elif arg == "-M":
@@ -128,14 +130,14 @@ def test_corpus_covers_every_measure_and_flag():
     printed = [line for case in CASES for line in expected_lines(case)]
     skipped = {line.split("\t")[0].rstrip() for case in CASES for line in case["stdout"].splitlines()
                if skipped_line(line)}
-    assert {name.split("_")[0] if name.startswith(("relstring", "unj")) else name for name in skipped} \
+    assert {name.split("_")[0] if name.startswith("relstring") else name for name in skipped} \
         == set(SKIPPED_MEASURES)
     assert len(CASES) >= 300 and len(printed) >= 30_000
     names = {line.split("\t")[0].rstrip() for line in printed}
     roots = {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
              "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
              "11pt_avg", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-             "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"}
+             "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "unj"}
     assert roots <= {name if name in roots else name.rsplit("_", 1)[0] for name in names} | \
         {root for root in roots for name in names if name.startswith(root + "_")}
     for odd in ("P_7", "recall_13", "ndcg_cut_23", "map_cut_3", "success_2", "relative_P_9"):

@@ -60,7 +60,8 @@ def check_against(want: ref.Result, got, context: str):
     counts = []
     for name, value in want.summary.items():
         if name.split("_")[0] != "num":
-            assert math.isclose(mean[name], value, rel_tol=1e-12, abs_tol=1e-12), (context, name, mean[name], value)
+            assert math.isclose(mean[name], value, rel_tol=1e-12, abs_tol=1e-12) or \
+                math.isnan(mean[name]) and math.isnan(value), (context, name, mean[name], value)
         elif isinstance(value, int):
             assert type(mean[name]) is int and mean[name] == value, (context, name)
         elif not math.isclose(mean[name], value, rel_tol=1e-12):
@@ -249,7 +250,8 @@ NO_EXPECTATION = ["bpref", "gm_bpref", "infAP", "iprec_at_recall", "11pt_avg", "
                   "11pt_avg..25,.5"]
 
 
-def brute_force_expected(qrels, run, measures, *, complete=False, relevance_level=1, depth=None) -> ref.Result:
+def brute_force_expected(qrels, run, measures, *, complete=False, relevance_level=1, depth=None,
+                         judged_only=False) -> ref.Result:
     """The mean of the model's values over every ordering of each query's tied documents."""
     specs = ref.parse(measures)
     qids = list(qrels) if complete else [q for q in qrels if q in run]
@@ -261,11 +263,12 @@ def brute_force_expected(qrels, run, measures, *, complete=False, relevance_leve
         seen = Counter()
         for parts in itertools.product(*(itertools.permutations(g) for g in groups)):
             rels = tuple(ref.relevance_list([d for part in parts for d in part], judged))
-            seen[rels[:depth] if depth is not None else rels] += 1
+            rels = rels[:depth] if depth is not None else rels
+            seen[tuple(r for r in rels if r >= 0) if judged_only else rels] += 1
         total = sum(seen.values())
         sums: dict = {}
         for rels, count in seen.items():
-            for name, v in ref.query_values(list(rels), judged, specs, relevance_level).items():
+            for name, v in ref.query_values(list(rels), judged, specs, relevance_level, judged_only).items():
                 sums[name] = sums.get(name, 0.0) + count * v
         per_query[qid] = {name: s / total for name, s in sums.items()}
     names = [s.name for s in specs if s.root not in ("runid", "num_q")]
@@ -336,3 +339,35 @@ def test_expected_ties_refuse_set_map_and_set_f_with_a_depth(measure):
     rw.trec_eval(*_objects(qrels, run), measure, ties="expected")       # fine without a depth
     with pytest.raises(ValueError, match="set_"):
         rw.trec_eval(*_objects(qrels, run), measure, ties="expected", depth=2)
+
+
+# ----------------------------------------------------------------- judged_only (trec_eval -J)
+
+JUDGED_MEASURES = ["all_trec", "unj.1,2,3,7"]
+
+
+@pytest.mark.parametrize("ties", ["trec", "optimistic", "pessimistic", "stable"])
+@pytest.mark.parametrize("seed", range(3))
+def test_judged_only_matches_the_model(ties, seed):
+    rng = random.Random(4409 * seed + 11)
+    qrels, run = ref.random_case(rng, n_queries=9)
+    config = CONFIGS[(seed * 3 + len(ties)) % len(CONFIGS)]
+    compare(qrels, run, JUDGED_MEASURES, f"seed {seed}", ties=ties, judged_only=True, **config)
+
+
+@pytest.mark.parametrize("complete", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_judged_only_expected_ties_match_brute_force(seed, complete):
+    qrels, run = _small_tied_case(seed)
+    measures = [*EXPECTED_MEASURES, "unj.1,2,5"]
+    got = rw.trec_eval(*_objects(qrels, run), measures, ties="expected", complete=complete, judged_only=True)
+    check_against(brute_force_expected(qrels, run, measures, complete=complete, judged_only=True), got,
+                  f"judged_only, expected, seed {seed}")
+
+
+def test_judged_only_refuses_expected_with_a_depth():
+    qrels, run = _small_tied_case(0)
+    with pytest.raises(ValueError, match="judged_only=True with depth= cannot honour ties='expected'"):
+        rw.trec_eval(*_objects(qrels, run), ["map"], ties="expected", judged_only=True, depth=3)
+    with pytest.raises(TypeError, match="judged_only must be True or False"):
+        rw.trec_eval(*_objects(qrels, run), ["map"], judged_only=1)

@@ -62,6 +62,8 @@ cpdef enum TrecMeasure:
     TREC_SET_MAP = 23
     TREC_SET_F = 24
     TREC_NUM_NONREL_JUDGED_RET = 25
+    TREC_UNJ = 26
+    TREC_JUDGED = 27
 
 
 # How trec/_trec.pyx breaks ties between equal scores after labels (when asked).

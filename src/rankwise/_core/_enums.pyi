@@ -53,6 +53,8 @@ class TrecMeasure(enum.IntEnum):
     TREC_SET_MAP = 23
     TREC_SET_F = 24
     TREC_NUM_NONREL_JUDGED_RET = 25
+    TREC_UNJ = 26
+    TREC_JUDGED = 27
 
 class TieKey(enum.IntEnum):
     TIE_POSITION = 0

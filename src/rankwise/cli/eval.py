@@ -55,6 +55,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                                "reads it: 1.5 is 1")
     evaluate.add_argument("-M", type=_DEPTH, default=None, dest="depth", metavar="DEPTH",
                           help="evaluate only the top DEPTH documents of each query (0: none, as trec_eval)")
+    evaluate.add_argument("-J", action="store_true", dest="judged_only",
+                          help="judged documents only: documents without a judgement >= 0 leave each ranking "
+                               "(after -M) before any measure, as trec_eval -J")
     evaluate.add_argument("-n", action="store_true", dest="no_summary",
                           help="no summary: leave out the 'all' lines (with -q, only the queries' lines)")
     evaluate.add_argument("-R", default="qrels", dest="rel_format", metavar="FORMAT",
@@ -78,16 +81,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 # trec_eval 10.0's options that rankwise eval refuses (whether each takes a value), and why.
-_REFUSED = {"-J": False, "-N": True, "-D": True, "-Z": True, "-o": False, "-v": False}
+_REFUSED = {"-N": True, "-D": True, "-Z": True, "-o": False, "-v": False}
 _REFUSED_WHY = {
-    "-J": "trec_eval's -J (judged documents only: unjudged documents are removed from every ranking)",
     "-N": "trec_eval's -N (the number of documents in the collection, for utility's 4th coefficient)",
     "-D": "trec_eval's -D (debug output; -D N.QID evaluates one query)",
     "-Z": "trec_eval's -Z (Z scores from a file of means and deviations)",
     "-o": "trec_eval's -o (obsolete: it has no effect in trec_eval 10.0)",
     "-v": "trec_eval's -v (its version; rankwise --version prints rankwise's)",
 }
-_SUPPORTED = "rankwise eval supports trec_eval's -m, -q, -c, -l, -M, -n, -R qrels and -T trec_results"
+_SUPPORTED = "rankwise eval supports trec_eval's -m, -q, -c, -l, -M, -J, -n, -R qrels and -T trec_results"
 
 
 def _check_trec_options(args: argparse.Namespace) -> None:
@@ -126,7 +128,8 @@ def report(args: argparse.Namespace) -> str:
         run = read_file(Run, args.run, "run", args.depth, progress=args.progress)
     try:
         res = trec_eval(qrels, run, measures, complete=args.complete,
-                        relevance_level=float(args.level), depth=args.depth, ties=args.ties)
+                        relevance_level=float(args.level), depth=args.depth, ties=args.ties,
+                        judged_only=args.judged_only)
     except ValueError as error:
         facts = vars(error)  # value_error's facts
         if facts.get("qrels_queries", 0) and facts.get("run_queries", 0):

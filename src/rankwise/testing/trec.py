@@ -50,9 +50,9 @@ TABLE = [
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
     "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
     "11pt_avg", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "unj",
 ]
-UNSUPPORTED = ["relstring", "binG", "G", "ndcg_rel", "Rndcg", "rbp", "rbp_resid", "unj", "dcg", "ideal_dcg"]
+UNSUPPORTED = ["relstring", "binG", "G", "ndcg_rel", "Rndcg", "rbp", "rbp_resid", "dcg", "ideal_dcg"]
 
 NICKNAMES = {
     "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -73,7 +73,7 @@ KIND: dict[str, tuple[str, Any]] = {
     "map_cut": ("long", _LONG_CUTS), "relative_P": ("long", _LONG_CUTS), "success": ("long", [1, 5, 10]),
     "Rprec_mult": ("double", [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]),
     "utility": ("params", [1.0, -1.0, 0.0, 0.0]), "11pt_avg": ("params", _RECALL_POINTS),
-    "set_F": ("params", [1.0]), "ndcg": ("pairs", []),
+    "set_F": ("params", [1.0]), "ndcg": ("pairs", []), "unj": ("long", [5, 10, 20]),
 }
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 GEOMETRIC = {"gm_map", "gm_bpref"}
@@ -257,6 +257,10 @@ def iprec(q: Query, p: float) -> float:
     """Interpolated precision at recall fraction p: the best precision at or after the rank
     where the lround(p * R)-th relevant document is retrieved (recall 0: after the first)."""
     need = _lround(p * q.num_rel)
+    if q.num_ret == 0:
+        # An empty ranking (-J, -M 0): 0 / 0 retrieved where the point needs no relevant
+        # document, NaN with the sign bit set as x86 makes it (printed -nan).
+        return -math.nan if need <= 0 else 0.0
     if need > q.num_rel_ret or q.num_rel_ret == 0:
         return 0.0
     need = max(need, 1)
@@ -277,7 +281,7 @@ def eleven_point(q: Query, points: tuple) -> float:
     current = len(cutoffs) - 1
     while current >= 0 and cutoffs[current] > q.num_rel_ret:
         current -= 1
-    best = q.num_rel_ret / q.num_ret
+    best = q.num_rel_ret / q.num_ret if q.num_ret else -math.nan
     rel_so_far, total, i = q.num_rel_ret, 0.0, q.num_ret
     while i > 0 and rel_so_far > 0:
         best = max(best, rel_so_far / i)
@@ -427,6 +431,9 @@ def value(spec: Spec, q: Query) -> float:
         return set_value(root, a, R, ret, hit)
     if root == "num_nonrel_judged_ret":
         return float(sum(1 for r in q.rels if r >= 0 and not q.is_rel(r)))
+    if root == "unj":
+        # m_unjudged.c: not judged >= 0 within the top a; ranks beyond the list count as judged.
+        return sum(1 for r in q.rels[:a] if r < 0) / a
     raise ValueError(root)
 
 
@@ -449,16 +456,21 @@ def set_value(root: str, a, R: int, ret: int, hit: int) -> float:
     raise ValueError(root)
 
 
-def query_values(rels: list, judged: dict, specs, level: int = 1) -> dict:
-    """name -> value for one query given its (cut) relevance list; empty list = missing query."""
+def query_values(rels: list, judged: dict, specs, level: int = 1, judged_only: bool = False) -> dict:
+    """name -> value for one query given its (cut) relevance list; empty list = missing query.
+
+    ``judged_only`` (-J): the list holds the judged documents only, and a missing query's
+    stand-in ranking of one unjudged document is emptied too: an empty list is evaluated.
+    """
     q = Query(list(rels), judged, level)
     out = {}
     for s in specs:
         if s.root in ("runid", "num_q"):
             continue
-        if not rels:
+        if not rels and not judged_only:
             # trec_eval's bogus ranking: one document that is not in the qrels
-            out[s.name] = 0.0 if s.root == "num_ret" or s.name == "utility" else value(s, Query([NONPOOL],
+            # (unj too: trec_eval 10.0 prints 0 for it, as if its stand-in were judged)
+            out[s.name] = 0.0 if s.root in ("num_ret", "unj") or s.name == "utility" else value(s, Query([NONPOOL],
                                                                                           judged, level))
         else:
             out[s.name] = value(s, q)
@@ -501,7 +513,7 @@ def summarize(specs, per_query: dict, complete_qrels: dict | None = None) -> dic
 
 
 def evaluate(qrels: dict, run: dict, measures=("official",), *, complete=False, relevance_level=1,
-             depth=None, ties="trec") -> Result:
+             depth=None, ties="trec", judged_only=False) -> Result:
     specs = parse(measures)
     if complete:
         qids = list(qrels)
@@ -514,7 +526,9 @@ def evaluate(qrels: dict, run: dict, measures=("official",), *, complete=False, 
         rels = relevance_list(rank(run_q, judged, ties), judged)
         if depth is not None:
             rels = rels[:depth]
-        per_query[qid] = query_values(rels, judged, specs, relevance_level)
+        if judged_only:
+            rels = [r for r in rels if r >= 0]
+        per_query[qid] = query_values(rels, judged, specs, relevance_level, judged_only)
     names = [s.name for s in specs if s.root not in ("runid", "num_q")]
     summary = summarize(specs, per_query, qrels if complete else None)
     return Result(names, specs, list(per_query), per_query, summary, len(per_query))

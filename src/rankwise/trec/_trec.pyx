@@ -822,6 +822,16 @@ cdef double precision_at(const Query* qu, int64_t k) noexcept nogil:
     return at_cut(qu.hits, qu, k) / <double>k if k > 0 else 0.0
 
 
+cdef double judged_at(const Query* qu, int64_t k, bint unjudged) noexcept nogil:
+    # trec_eval's unj (documents not judged >= 0 in the top k, over k: beyond the list none
+    # count) or ir_measures' Judged (judged ones over the documents in the top k; 0 for none).
+    cdef double top = <double>min(k, <int64_t>qu.ret)
+    cdef double judged = at_cut(qu.hits, qu, k) + at_cut(qu.nonrel, qu, k)
+    if unjudged:
+        return (top - judged) / <double>k
+    return judged / top if top > 0 else 0.0
+
+
 cdef double judged_preferences(const Query* qu, double level, bint inferred) noexcept nogil:
     # bpref (Buckley & Voorhees 2004) or infAP (Yilmaz & Aslam 2006): unjudged documents
     # are skipped, pooled-but-unjudged ones counted for infAP's estimate.
@@ -1043,6 +1053,8 @@ cdef double measure(const Query* qu, const Spec* s, double level) noexcept nogil
         return at_cut(qu.hits, qu, k) / min(<double>k, r) if r > 0 else 0.0
     if kind == TREC_NDCG or kind == TREC_NDCG_CUT:
         return ndcg(qu, s)
+    if kind == TREC_UNJ or kind == TREC_JUDGED:
+        return judged_at(qu, k, kind == TREC_UNJ)
     return set_measure(qu, s)
 
 

@@ -1207,7 +1207,7 @@ def _kernel_columns(specs: Iterable[TrecSpec]) -> list[TrecSpec]:
 
 def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official",), *,
               complete: bool = False, relevance_level: float = 1, depth: int | None = None,
-              ties: str = "trec", n_threads: int | None = None) -> TrecResults:
+              ties: str = "trec", n_threads: int | None = None, judged_only: bool = False) -> TrecResults:
     """Evaluate a run against qrels with trec_eval 10.0's measures and semantics.
 
     Parameters
@@ -1218,9 +1218,12 @@ def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official
         trec_eval measure names with trec_eval's parameter syntax: ``map``, ``P.5,10``
         or ``P_10``, ``ndcg_cut.10,20``, ``iprec_at_recall..1,.5``, ``ndcg.1=3,2=9``
         (custom gains), ``utility.2,-1,0,0``, ``Rprec_mult.0.5``, ``success.1,5``,
-        ``11pt_avg..25,.5,.75``; or the sets ``official`` (trec_eval's default),
-        ``all_trec`` and ``set``. Measures come out in trec_eval's order. Every
-        measure asked is computed: ``["P.1", "P.2"]`` gives P_1 and P_2, and
+        ``11pt_avg..25,.5,.75``, ``unj.5,10`` (the fraction of the top k not judged);
+        or the sets ``official`` (trec_eval's default), ``all_trec`` and ``set``.
+        Also ir_measures' ``Judged@10`` (``Judged.10``, ``Judged_10``): the fraction
+        of the documents in the top 10 that are judged (a judgement >= 0), over
+        min(10, retrieved); 0 for a query with nothing retrieved. Measures come out in
+        trec_eval's order. Every measure asked is computed: ``["P.1", "P.2"]`` gives P_1 and P_2, and
         ``["official", "P.1"]`` official's P cutoffs and P_1, where trec_eval (and
         ``rankwise eval``) keeps the parameters of the first ``-m`` that gives a
         measure any (P_1 alone in both).
@@ -1245,6 +1248,13 @@ def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official
         among ties. ``"stable"``: the order of the run's rows.
     n_threads : int, optional
         Threads over queries; None or -1 for all CPUs.
+    judged_only : bool
+        trec_eval's ``-J``: documents without a judgement >= 0 for the query (absent
+        from the qrels, or judged negative) leave each ranking, after ``depth`` cut it,
+        before any measure; the judged ones close up (ranks 1, 2, ... among
+        themselves) and ``num_ret`` counts them. With ``ties="expected"`` it cannot
+        be combined with ``depth`` (the cut would split tie groups that the removal
+        then changes).
 
     Returns
     -------
@@ -1291,28 +1301,45 @@ def trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official
     {'map': 0.5833333333333333, 'recip_rank': 0.5}
     >>> rw.trec_eval(qrels, run, ["map", "recip_rank"], ties="expected").mean()
     {'map': 0.7083333333333333, 'recip_rank': 0.75}
+
+    Only the judged documents (trec_eval -J): "x" is not in the qrels.
+
+    >>> run = rw.Run.from_dict({"q1": {"x": 0.9, "a": 0.5, "c": 0.2}})
+    >>> rw.trec_eval(qrels, run, ["P.1", "unj.1"]).mean()
+    {'P_1': 0.0, 'unj_1': 1.0}
+    >>> rw.trec_eval(qrels, run, ["P.1", "unj.1"], judged_only=True).mean()
+    {'P_1': 1.0, 'unj_1': 0.0}
     """
-    return _trec_eval(qrels, run, measures, complete, relevance_level, depth, ties, n_threads, part=False)
+    return _trec_eval(qrels, run, measures, complete, relevance_level, depth, ties, n_threads, part=False,
+                      judged_only=judged_only)
 
 
 def trec_eval_part(qrels: Qrels, run: Run, measures: str | Iterable[str] = ("official",), *,
                    complete: bool = False, relevance_level: float = 1, depth: int | None = None,
-                   ties: str = "trec", n_threads: int | None = None) -> TrecResults:
+                   ties: str = "trec", n_threads: int | None = None,
+                   judged_only: bool = False) -> TrecResults:
     """:func:`trec_eval` of one part of the queries, which :meth:`TrecResults.concat` joins.
 
     For an engine whose partitions each hold every judgement and every retrieved document
     of their queries: a part with no query to evaluate gives no rows, where
     :func:`trec_eval` raises; the parts joined raise that error if none has a row.
     """
-    return _trec_eval(qrels, run, measures, complete, relevance_level, depth, ties, n_threads, part=True)
+    return _trec_eval(qrels, run, measures, complete, relevance_level, depth, ties, n_threads, part=True,
+                      judged_only=judged_only)
 
 
 def _trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str], complete: bool, relevance_level: float,
-               depth: int | None, ties: str, n_threads: int | None, part: bool) -> TrecResults:
+               depth: int | None, ties: str, n_threads: int | None, part: bool,
+               judged_only: bool = False) -> TrecResults:
     if not isinstance(qrels, Qrels) or not isinstance(run, Run):
         raise TypeError("trec_eval(qrels, run, ...) takes a Qrels and a Run (see Qrels.read, Run.read)")
     check_choice(ties, "ties", _TIES)
     complete = check_flag(complete, "complete")
+    judged_only = check_flag(judged_only, "judged_only")
+    if judged_only and ties == "expected" and depth is not None:
+        raise ValueError("judged_only=True with depth= cannot honour ties='expected' (the depth cut would "
+                         "split tie groups that removing the unjudged documents then changes); pass "
+                         "ties='trec', 'optimistic', 'pessimistic' or 'stable', or no depth")
     level = _check_level(relevance_level)
     limit = _check_depth(depth)
     threads = effective_n_threads(n_threads)
@@ -1326,7 +1353,7 @@ def _trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str], complete: 
     else:
         kernel_specs = _kernel_columns(specs)
         if limit:
-            values = _evaluate(join, kernel_specs, ties, level, limit, threads)
+            values = _evaluate(join, kernel_specs, ties, level, limit, threads, judged_only)
         else:
             values = _empty_rankings(kernel_specs, _judgement_counts(join, level, threads)[0])
         values = _assemble(specs, kernel_specs, values)
@@ -1405,10 +1432,12 @@ def _check_expected(specs: Sequence[TrecSpec], ties: str, depth: int | None) -> 
 
 
 def _evaluate(join: _Join, specs: Sequence[TrecSpec], ties: str, level: float, limit: int,
-              threads: int) -> np.ndarray:
+              threads: int, judged_only: bool = False) -> np.ndarray:
     n_queries = join.qrels_query.shape[0]
     entries = _rank_dense(join, threads) if ties == "expected" else _rank_judged(join, ties, threads)
     num_ret = np.minimum(join.lengths, limit)
+    if judged_only:
+        entries, num_ret = _judged_entries(entries, limit, ties == "expected")
     qs = join.qrels
     num_rel, num_nonrel = _judgement_counts(join, level, threads)
     kinds = np.array([s.kind for s in specs], dtype=np.int32)  # kernel columns: none is None
@@ -1435,8 +1464,33 @@ def _evaluate(join: _Join, specs: Sequence[TrecSpec], ties: str, level: float, l
     run_over_queries(measure, join.cost, threads)
     absent = num_ret == 0
     if absent.any():
-        _absent(specs, out, absent, num_rel, ideal, ideal_scale)
+        if judged_only:
+            # trec_eval's stand-in ranking of one unjudged document is emptied by -J too.
+            out[absent] = _empty_rankings(specs, num_rel[absent])
+        else:
+            _absent(specs, out, absent, num_rel, ideal, ideal_scale)
     return out
+
+
+def _judged_entries(entries: _Entries, limit: int, dense: bool) -> tuple[_Entries, np.ndarray]:
+    """trec_eval's -J: the entries of the judged documents (relevance >= 0) within the depth,
+    ranked 1, 2, ... among themselves in their order, and their count as each query's num_ret.
+
+    As form_res_rels.c does it: the depth cuts the whole ranking first, then unjudged
+    documents (absent from the qrels, or judged negative) leave it.
+    """
+    rel, rank, scores, start, n = entries
+    rows = _ranges(start, start + n)
+    query = np.repeat(np.arange(n.shape[0]), n)
+    keep = rel[rows] >= 0
+    if not dense:
+        keep &= rank[rows] <= limit
+    rows, query = rows[keep], query[keep]
+    n_kept = np.bincount(query, minlength=n.shape[0]).astype(np.int64)
+    new_start = np.concatenate(([0], np.cumsum(n_kept)[:-1])).astype(np.int64)
+    new_rank = (np.arange(rows.shape[0]) - new_start[query] + 1).astype(np.int64) if not dense else rank
+    kept_scores = scores[rows] if dense else scores
+    return (np.ascontiguousarray(rel[rows]), new_rank, kept_scores, new_start, n_kept), n_kept
 
 
 def _judgement_counts(join: _Join, level: float, threads: int) -> tuple[np.ndarray, np.ndarray]:

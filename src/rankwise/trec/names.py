@@ -63,6 +63,9 @@ _ROOTS = {
     "set_map": _Root(TrecMeasure.TREC_SET_MAP, "none"),
     "set_F": _Root(TrecMeasure.TREC_SET_F, "coefficients", (1.0,)),
     "num_nonrel_judged_ret": _Root(TrecMeasure.TREC_NUM_NONREL_JUDGED_RET, "none"),
+    "unj": _Root(TrecMeasure.TREC_UNJ, "cuts", (5, 10, 20)),
+    # ir_measures' Judged@k, not trec_eval's: outside all_trec, and it needs a cutoff.
+    "Judged": _Root(TrecMeasure.TREC_JUDGED, "cuts"),
 }
 _ORDER = {root: i for i, root in enumerate(_ROOTS)}
 _LOWER = {root.lower(): root for root in _ROOTS}
@@ -76,7 +79,6 @@ UNSUPPORTED = {
     "Rndcg": "nDCG at R; rarely reported",
     "rbp": "trec_eval's graded RBP reads uninitialised memory (nondeterministic); use rankwise.rbp",
     "rbp_resid": "depends on trec_eval's rbp",
-    "unj": "fraction of unjudged documents in the top k",
     "dcg": "trec_eval 10.0 does not print it in -m all_trec; use rankwise.dcg",
     "ideal_dcg": "as dcg",
     "yaap": "not in trec_eval's all_trec set",
@@ -86,7 +88,7 @@ _NICKNAMES = {
                  "bpref", "recip_rank", "iprec_at_recall", "P"],
     "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"],
-    "all_trec": [root for root in _ROOTS],
+    "all_trec": [root for root in _ROOTS if root != "Judged"],
 }
 
 
@@ -293,6 +295,8 @@ def _expand(text: str, root: str, raw: str | None) -> list[TrecSpec]:
     if raw is not None and spec.params == "none":
         raise ValueError(f"trec_eval measure {root!r} takes no parameters, got {text!r}")
     if spec.params == "cuts":
+        if raw is None and not spec.default:
+            raise ValueError(f"measure {text!r} needs a cutoff, e.g. '{root}@10' or '{root}.5,10'")
         cuts = _cutoffs(text, root, raw) if raw is not None else list(spec.default)
         return [TrecSpec(root, f"{root}_{k}", (k,)) for k in cuts]
     if spec.params == "fractions":
@@ -319,6 +323,8 @@ def _split(text: str) -> tuple[str, str | None]:
             raise _unknown(root)
     if key.lower() in _LOWER:
         return _LOWER[key.lower()], None
+    if key.lower().startswith("judged@"):
+        return "Judged", key[len("judged@"):]   # ir_measures' spelling
     if key[-1:] in "._" and key[:-1].lower() in _LOWER:
         raise ValueError(f"trec_eval measure {text!r} has an empty parameter list; give parameters after the "
                          f"'{key[-1]}' or none at all")
