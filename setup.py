@@ -35,7 +35,7 @@ DIRECTIVES = {
 # Each domain's compiled kernels, as package.module under src/rankwise; _core's are shared.
 KERNELS = ["_core._enums", "_core._sort", "_core._intern", "_core._duplicates", "_core._exact",
            "_core._group", "_core._sparse", "lists._listwise", "ranks._count", "ranks._chance", "trec._text",
-           "trec._ids", "trec._trec", "stats._resample", "recsys._select",
+           "trec._ids", "trec._trec", "_core._resample", "recsys._select",
            "recsys._topk"]
 
 # Compiler types of setuptools that drive gcc or clang (gcc-style options).

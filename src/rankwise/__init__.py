@@ -4,6 +4,7 @@
 >>> rw.evaluate([[0, 1, 0]], [[0.2, 0.7, 0.7]], ["MRR", "nDCG@2"]).mean()
 {'MRR': 0.75, 'nDCG@2': 0.8154648767857288}
 """
+from ._core.bootstrap import MeanInterval
 from ._core.results import Results
 from .lists import (
     Accumulator,
@@ -39,6 +40,7 @@ __all__ = [
     "ComparisonReport",
     "ComparisonResult",
     "MannWhitneyResult",
+    "MeanInterval",
     "Qrels",
     "RankBuilder",
     "Ranks",

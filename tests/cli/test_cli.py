@@ -1,5 +1,6 @@
 """The `rankwise` command and its bundled example."""
 import gzip
+import json
 import os
 import shutil
 import signal
@@ -16,6 +17,7 @@ import pytest
 import rankwise as rw
 from rankwise.cli import demo as _demo
 from rankwise.cli import main
+from rankwise.trec import read_example
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "make_demo_data.py"
 
@@ -338,3 +340,21 @@ def test_ctrl_c_exits_130_with_one_line():
     proc.stdin.close()
     assert proc.returncode == 130
     assert err == b"rankwise eval: interrupted\n"
+
+
+def test_eval_ci_prints_each_means_interval(capsys):
+    assert main(["eval", "--example", "-m", "map", "-m", "num_ret", "--ci", "--confidence", "0.9",
+                 "--resamples", "999", "--ci-method", "percentile", "--seed", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    interval = rw.trec_eval(*read_example(), ["map"]).mean(ci=0.9, n_resamples=999, method="percentile",
+                                                           seed=4)["map"]
+    assert lines == ["num_ret               \tall\t1000",
+                     f"map                   \tall\t{interval.mean:.4f}\t{interval.low:.4f}\t{interval.high:.4f}"]
+    assert main(["eval", "--example", "-m", "map", "--ci", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ci"]["level"] == 0.95 and report["ci"]["method"] == "bca" and report["ci"]["seed"] == 0
+    assert main(["eval", "--example", "-m", "map", "--ci", "--format", "csv"]) == 0
+    assert [row.split(",")[0] for row in capsys.readouterr().out.splitlines()] == ["query_id", "all", "ci_low",
+                                                                                    "ci_high"]
+    assert main(["eval", "--example", "-m", "map", "--confidence", "0.9"]) == 2
+    assert "argument --confidence: an option of --ci's intervals: only with --ci" in capsys.readouterr().err

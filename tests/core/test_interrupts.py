@@ -19,13 +19,12 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise._core import _duplicates, _group, _intern, _sparse
+from rankwise._core import _duplicates, _group, _intern, _resample, _sparse
 from rankwise._core import parallel as _parallel
 from rankwise._core._enums import Metric
 from rankwise.lists import _listwise
 from rankwise.ranks import _count
 from rankwise.recsys import _select
-from rankwise.stats import _resample
 from rankwise.trec import _text, _trec
 
 # A Python task that runs until told to stop gives up after this long: a test that
@@ -354,7 +353,8 @@ _KERNELS = {
     "rankwise.trec.ids": ["first_duplicate", "run_starts", "group_by_query"],
     "rankwise._core.duplicates": ["first_duplicate", "group_codes"],
     "rankwise._core.validation": ["run_starts", "group_by_query"],
-    "rankwise.stats.significance": ["sign_flip_sums", "bootstrap_sums"],
+    "rankwise.stats.significance": ["sign_flip_sums"],
+    "rankwise._core.bootstrap": ["bootstrap_sums"],
     "rankwise.recsys.select": ["select_rows"],
     "rankwise._core.sparse": ["gather_rows"],
 }

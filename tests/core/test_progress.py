@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import rankwise as rw
+from rankwise._core import bootstrap
 from rankwise._core.progress import ENV_PROGRESS, Bar, check_progress, progress_bar
 from rankwise.stats import significance
 
@@ -134,7 +135,7 @@ def test_forced_without_tqdm_names_the_extra(monkeypatch: pytest.MonkeyPatch, bi
 def test_results_identical_with_and_without_progress(big_run: Path, monkeypatch: pytest.MonkeyPatch,
                                                      sliced: bool) -> None:
     if sliced:      # every resampling in slices between updates, however short
-        monkeypatch.setattr(significance, "_PROGRESS_COST", 0)
+        monkeypatch.setattr(bootstrap, "_PROGRESS_COST", 0)
     rng = np.random.default_rng(5)
     a, b = rng.random(300), rng.random(300)
     for test in ("randomization", "bootstrap"):
@@ -218,8 +219,8 @@ def test_sign_flip_slices_keep_the_table_set_up_a_tenth_of_their_work(monkeypatc
     # Each chunk of sign flips builds 256 table entries per group of 8 queries, then one
     # lookup per group and resample: a slice of a thread needs 2,560 resamples or more.
     slices: list[int] = []
-    real = significance.run_over_range
-    monkeypatch.setattr(significance, "run_over_range",
+    real = bootstrap.run_over_range
+    monkeypatch.setattr(bootstrap, "run_over_range",
                         lambda task, n, threads, cost: slices.append(n) or real(task, n, threads, cost))
     d = np.random.default_rng(0).random(200_000) - 0.5
     bar = _ShownBar(None)
@@ -227,7 +228,7 @@ def test_sign_flip_slices_keep_the_table_set_up_a_tenth_of_their_work(monkeypatc
     assert slices == [6_000, 6_000] and sum(bar.updates) == 12_000
     slices.clear()
     significance._sign_flip_distribution(d[:800], False, 600_000, 1, 2, 2, bar)
-    assert len(slices) == significance._PROGRESS_SLICES and min(slices) >= 2 * 2_560
+    assert len(slices) == bootstrap._PROGRESS_SLICES and min(slices) >= 2 * 2_560
     slices.clear()
-    significance._bootstrap_distribution(d, 12_000, 1, 2, 2, bar)    # no set-up: every slice
-    assert len(slices) == significance._PROGRESS_SLICES
+    bootstrap.bootstrap_distribution(d, 12_000, 1, 2, 2, bar)    # no set-up: every slice
+    assert len(slices) == bootstrap._PROGRESS_SLICES

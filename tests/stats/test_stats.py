@@ -320,7 +320,7 @@ def test_bca_differs_from_percentile_on_skewed_data(rng):
 
 def test_bootstrap_distribution_is_the_documented_resampling(rng):
     """Independently: indices from the kernel's generator, the centred test, (b + 1) / (N + 1)."""
-    from rankwise.stats._resample import _py_bootstrap_indices
+    from rankwise._core._resample import _py_bootstrap_indices
 
     a, b = rng.random(31), rng.random(31)
     res = rw.compare(a, b, test="bootstrap", seed=11, n_resamples=300)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from rankwise.stats._resample import _py_bootstrap_indices, _py_words, bootstrap_sums, sign_flip_sums
+from rankwise._core._resample import _py_bootstrap_indices, _py_words, bootstrap_sums, sign_flip_sums
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15

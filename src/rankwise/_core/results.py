@@ -6,12 +6,23 @@
 from __future__ import annotations
 
 import html
+import secrets
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from .bootstrap import (
+    INTERVAL_METHODS,
+    MeanInterval,
+    check_fraction,
+    check_n_resamples,
+    check_seed,
+    mean_interval,
+)
 from .exact import ExactSum
+from .parallel import effective_n_threads
+from .validation import check_choice, check_weights
 
 __all__ = ["Results", "as_results", "html_table", "mean_over_queries"]
 
@@ -137,7 +148,8 @@ class Results:
     def __len__(self) -> int:
         return len(self._names)
 
-    def mean(self) -> dict[str, float]:
+    def mean(self, sample_weight: Any = None, *, ci: float | None = None, n_resamples: int = 9999,
+             seed: int = 0, method: str = "bca", n_threads: int | None = None) -> dict[str, Any]:
         """Mean over queries of every metric, in the order asked (``MRR``, ``MAP``, ...).
 
         Queries left out by ``empty="skip"`` (NaN) do not count; a metric with no
@@ -149,12 +161,95 @@ class Results:
         order, as trec_eval does. A metric with ``weights`` (a convention's micro
         average) has the exactly rounded sum of weight * value over that of the
         weights of its valid queries.
+
+        Parameters
+        ----------
+        sample_weight : array-like or mapping, optional
+            Per-query weights (finite, >= 0, not all 0): one per query in ``query_ids``
+            order, or a mapping (a dict, a pandas Series) from every query id to its
+            weight. Each mean becomes the exactly rounded sum of weight * value over the
+            exactly rounded sum of the weights of its valid queries (times a
+            convention's weights where the metric has them).
+        ci : float, optional
+            A confidence level in (0, 1), e.g. 0.95: each value becomes a
+            :class:`rankwise.MeanInterval`, the mean with the bootstrap interval of the
+            queries resampled with replacement (weighted resamples for a weighted mean).
+        n_resamples : int, default 9999
+            Bootstrap resamples, 1 to 2**30.
+        seed : int or None, default 0
+            Seed of the resamples (0 to 2**128 - 1): the same interval on every run and
+            for every ``n_threads``; None draws a fresh one (in the result's ``seed``).
+        method : {"bca", "percentile", "basic"}
+            The interval: bias-corrected and accelerated (as scipy.stats.bootstrap's
+            default), the percentiles of the resampled means, or the basic bootstrap.
+        n_threads : int, optional
+            Threads for the resamples; the interval does not depend on it.
+
+        Examples
+        --------
+        >>> import rankwise as rw
+        >>> res = rw.evaluate([[1, 0], [0, 1], [0, 1], [1, 0]], [[0.9, 0.1]] * 4, ["MRR"])
+        >>> res["MRR"]
+        array([1. , 0.5, 0.5, 1. ])
+        >>> res.mean(sample_weight=[3, 1, 1, 1])
+        {'MRR': 0.8333333333333334}
+        >>> res.mean(ci=0.9, method="percentile", n_resamples=999)["MRR"]
+        MeanInterval(mean=0.75, 90% CI [0.6125, 0.875], percentile, 999 resamples, seed 0)
         """
-        sums = ExactSum.of(self._values[:, [self._column(name) for name in self._names]])
-        means = dict(zip(self._names, sums.means(), strict=True))
-        for name, weights in self.weights.items():
-            means[name] = mean_over_queries(self[name], weights)
-        return means
+        weights = self._sample_weights(sample_weight)
+        if ci is None:
+            return {name: self._mean_of(name, weights) for name in self._names}
+        confidence = check_fraction(ci, "ci")
+        n_resamples = check_n_resamples(n_resamples)
+        drawn = check_seed(seed)
+        check_choice(method, "method", INTERVAL_METHODS)
+        effective_n_threads(n_threads)
+        if drawn is None:
+            drawn = secrets.randbits(128)  # what np.random.SeedSequence() draws
+        return {name: self._interval(name, weights, confidence, n_resamples, drawn, method, n_threads)
+                for name in self._interval_names()}
+
+    def _sample_weights(self, sample_weight: Any) -> np.ndarray | None:
+        """``sample_weight`` as one float64 per query, in ``query_ids`` order (None: unweighted)."""
+        if sample_weight is None:
+            return None
+        if hasattr(sample_weight, "items") and not isinstance(sample_weight, np.ndarray):
+            given = dict(sample_weight.items())
+            ids = np.asarray(self.query_ids).tolist()
+            missing = [q for q in ids if q not in given]
+            extra = set(given) - set(ids)
+            if missing or extra:
+                which = (f"no weight for query id {missing[0]!r}" if missing else
+                         f"a weight for query id {sorted(extra, key=repr)[0]!r}, which is not in the results")
+                raise ValueError(f"sample_weight has {which}; a mapping gives every query id of query_ids "
+                                 "its weight, and no other")
+            sample_weight = [given[q] for q in ids]
+        return check_weights(sample_weight, self.n_queries, "sample_weight")
+
+    def _weights_of(self, name: str, weights: np.ndarray | None) -> np.ndarray | None:
+        own = self.weights.get(name)
+        if own is None or weights is None:
+            return own if weights is None else weights
+        return own * weights
+
+    def _mean_of(self, name: str, weights: np.ndarray | None) -> float:
+        column, combined = self[name], self._weights_of(name, weights)
+        if combined is None:
+            return ExactSum.of(column).means()[0]
+        return mean_over_queries(column, combined)
+
+    def _interval_names(self) -> tuple[str, ...]:
+        """The names whose mean has a confidence interval (TrecResults: not its counts)."""
+        return self._names
+
+    def _interval(self, name: str, weights: np.ndarray | None, confidence: float, n_resamples: int, seed: int,
+                  method: str, n_threads: int | None) -> MeanInterval:
+        column, combined = self[name], self._weights_of(name, weights)
+        valid = ~np.isnan(column)
+        values = np.ascontiguousarray(column[valid])
+        kept = None if combined is None else np.ascontiguousarray(combined[valid])
+        mean = self._mean_of(name, weights)
+        return mean_interval(values, kept, mean, confidence, n_resamples, seed, method, n_threads)
 
     def to_dict(self) -> dict[str, dict[Any, float]]:
         """``{metric: {query_id: value}}`` of Python numbers (JSON-ready for str and int ids)."""

@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._enums import Ties
 from ._group import group_by_query, run_starts
@@ -24,8 +25,8 @@ from .parallel import run_alone
 
 __all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_integers", "as_real", "as_scores",
            "bad_label_message", "check_choice", "check_exact_integers", "check_flag", "check_ties",
-           "check_level", "check_max_grade", "nan_scores_message", "position", "repeated_document",
-           "rows_contiguous", "value_error"]
+           "check_level", "check_max_grade", "check_weights", "nan_scores_message", "position",
+           "repeated_document", "rows_contiguous", "value_error"]
 
 TIES = {
     "expected": Ties.EXPECTED,
@@ -609,3 +610,30 @@ def as_batch(y_true: Any, y_score: Any, *, qid: Any = None, indptr: Any = None, 
     if order is not None:
         scores, labels = scores[order], labels[order]
     return Batch(offsets, scores, labels, tie_key, shared, query_ids, max_label, shared or shared_keys)
+
+
+def check_weights(weights: ArrayLike | None, n: int, name: str = "weights") -> np.ndarray | None:
+    """Per-query weights as float64, scaled by a power of two so that the largest is in
+    [0.5, 1): every metric is invariant to a common factor, the scaling is exact, and
+    neither their sum overflows nor tiny weights lose precision as subnormal numbers.
+
+    Floats wider than float64 (longdouble) are scaled in their own precision first, so a
+    weight beyond float64's range is not refused when its ratio to the others is not;
+    a weight below 2**-1074 times the largest becomes 0 (float64 cannot tell it from 0).
+    """
+    if weights is None:
+        return None
+    arr = as_array(weights, name, wide="float")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"{name} must have one value per query ({n}), got shape {arr.shape}")
+    if arr.dtype.kind != "f" or arr.dtype.itemsize < 8:
+        arr = arr.astype(np.float64)
+    bad = ~(np.isfinite(arr) & (arr >= 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must be finite numbers >= 0 (not all 0); got {arr[i]} at position {i}")
+    if arr.size and arr.max() == 0:
+        raise ValueError(f"{name} must not all be 0 (finite numbers >= 0, not all 0)")
+    return np.ldexp(arr, -np.frexp(arr.max(initial=0.0))[1]).astype(np.float64)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from .._core.bootstrap import MAX_RESAMPLES, SEED_LIMIT
 from ..plot import EXTRA
 
 T = TypeVar("T")
@@ -32,6 +33,12 @@ def number_type(kind: Callable[[str], T], allowed: str, test: Callable[[T], bool
         return value
 
     return convert
+
+
+# The bootstrap's options, as rankwise compare and rankwise eval --ci read them.
+FRACTION = number_type(float, "a number in (0, 1)", lambda v: 0 < v < 1)
+RESAMPLES = number_type(int, "an integer from 1 to 2**30", lambda v: 1 <= v <= MAX_RESAMPLES)
+SEED = number_type(int, "an integer from 0 to 2**128 - 1", lambda v: 0 <= v < SEED_LIMIT)
 
 
 def atol_type(allowed: str, high: int, negative: str) -> Callable[[str], int]:

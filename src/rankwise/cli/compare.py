@@ -6,24 +6,22 @@ import os
 
 from .._core.bundled import data_path
 from ..plot import comparison
-from ..stats.options import _SEED_LIMIT, ALTERNATIVES, CORRECTIONS, MAX_RESAMPLES, TESTS
+from ..stats.options import ALTERNATIVES, CORRECTIONS, TESTS
 from ..stats.report import TREC_MEASURES, compare_systems
 from ..trec import Qrels, Run, read_example
 from ..trec.names import parse_trec_measures
 from ._common import (
+    FRACTION,
+    RESAMPLES,
+    SEED,
     CliError,
     add_no_progress,
     check_measures,
     check_plot_file,
-    number_type,
     one_stdin,
     read_file,
     save_plot,
 )
-
-_ALPHA = number_type(float, "a number in (0, 1)", lambda v: 0 < v < 1)
-_RESAMPLES = number_type(int, "an integer from 1 to 2**30", lambda v: 1 <= v <= MAX_RESAMPLES)
-_SEED = number_type(int, "an integer from 0 to 2**128 - 1", lambda v: 0 <= v < _SEED_LIMIT)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -53,11 +51,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--alternative", default="two-sided", choices=ALTERNATIVES,
                          help="greater: the first run of each pair (or each run against the baseline) is "
                               "better")
-    compare.add_argument("--alpha", type=_ALPHA, default=0.05,
+    compare.add_argument("--alpha", type=FRACTION, default=0.05,
                          help="significance level of the marks (default 0.05)")
-    compare.add_argument("--resamples", type=_RESAMPLES, default=10_000, metavar="N",
+    compare.add_argument("--resamples", type=RESAMPLES, default=10_000, metavar="N",
                          help="random sign patterns or bootstrap resamples (default 10000)")
-    compare.add_argument("--seed", type=_SEED, default=None,
+    compare.add_argument("--seed", type=SEED, default=None,
                          help="seed of the resamples (default: fresh entropy, printed in the report)")
     compare.add_argument("-c", action="store_true", dest="complete",
                          help="average over all qrels queries; queries missing from a run score 0")

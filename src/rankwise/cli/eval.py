@@ -15,6 +15,9 @@ from ..trec import Qrels, Run, TrecResults, read_example, trec_eval
 from ..trec.names import first_parameters, parse_trec_measures
 from ._common import (
     _INT64_MAX,
+    FRACTION,
+    RESAMPLES,
+    SEED,
     CliError,
     add_no_progress,
     atol_type,
@@ -73,6 +76,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--format", default="trec", choices=("trec", "json", "csv"), dest="output",
                           help="output layout (default trec: trec_eval's; in json, infinite and NaN "
                                "values are the strings \"inf\", \"-inf\", \"nan\")")
+    evaluate.add_argument("--ci", action="store_true",
+                          help="also print each mean's bootstrap confidence interval (the queries "
+                               "resampled): two more columns, low and high, on the 'all' lines (counts "
+                               "have none)")
+    evaluate.add_argument("--confidence", type=FRACTION, default=None, metavar="LEVEL",
+                          help="the confidence level of --ci (default 0.95)")
+    evaluate.add_argument("--ci-method", default=None, choices=("bca", "percentile", "basic"),
+                          help="the interval of --ci (default bca, as scipy.stats.bootstrap)")
+    evaluate.add_argument("--resamples", type=RESAMPLES, default=None, metavar="N",
+                          help="bootstrap resamples of --ci (default 9999)")
+    evaluate.add_argument("--seed", type=SEED, default=None,
+                          help="seed of --ci's resamples (default 0: the same interval on every run)")
     add_no_progress(evaluate)
     evaluate.add_argument("--plot", metavar="FILE",
                           help="also draw the per-query distribution of each measure (box plots; the "
@@ -104,6 +119,10 @@ def _check_trec_options(args: argparse.Namespace) -> None:
     if args.results_format != "trec_results":
         raise CliError(f"argument -T: format {args.results_format!r} is not supported: only -T trec_results "
                         f"(trec_eval 10.0 has no other); {_SUPPORTED}")
+    for option in ("confidence", "ci_method", "resamples", "seed"):
+        if getattr(args, option) is not None and not args.ci:
+            raise CliError(f"argument --{option.replace('_', '-')}: an option of --ci's intervals: only "
+                           "with --ci")
     if args.no_summary and args.output != "trec":
         raise CliError(f"argument -n: leaves out trec_eval's 'all' lines: only with --format trec, not "
                         f"--format {args.output}")
@@ -148,11 +167,21 @@ def report(args: argparse.Namespace) -> str:
         print(f"rankwise eval: note: {note}", file=sys.stderr)
     if args.plot is not None:
         _plot(res, args.plot)
+    return _output(res, args, _intervals(res, args) if args.ci else {})
+
+
+def _output(res: TrecResults, args: argparse.Namespace, intervals: dict) -> str:
+    """The text of --format trec, json or csv, with --ci's intervals."""
     if args.output == "trec":
-        return res.format(per_query=args.per_query, summary=not args.no_summary)
+        return _with_intervals(res.format(per_query=args.per_query, summary=not args.no_summary), intervals)
     if args.output == "json":
         report = {"run": res.run_name, "num_q": len(res.query_ids),
                   "all": {name: _json_number(value) for name, value in res.mean().items()}}
+        if intervals:
+            first = next(iter(intervals.values()))
+            bounds = {name: [_json_number(i.low), _json_number(i.high)] for name, i in intervals.items()}
+            report["ci"] = {"level": first.confidence, "method": first.method, "resamples": first.n_resamples,
+                            "seed": first.seed, "intervals": bounds}
         text = json.dumps(report, indent=2, allow_nan=False)
         # "per_query" comes last: its text goes before the closing brace.
         return f'{text[:-2]},\n  "per_query": {_json_queries(res)}\n}}' if args.per_query else text
@@ -163,7 +192,30 @@ def report(args: argparse.Namespace) -> str:
         columns = [[repr(value) for value in res[name].tolist()] for name in res.names]
         writer.writerows(zip(np.asarray(res.query_ids).tolist(), *columns, strict=True))
     writer.writerow(["all", *res.mean().values()])
+    if intervals:
+        for bound in ("low", "high"):
+            writer.writerow([f"ci_{bound}", *(getattr(intervals[name], bound) if name in intervals else ""
+                                              for name in res.names)])
     return buffer.getvalue().rstrip("\n")
+
+
+def _intervals(res: TrecResults, args: argparse.Namespace) -> dict:
+    """Each mean's interval: --confidence (0.95), --ci-method (bca), --resamples (9999), --seed (0)."""
+    return res.mean(ci=args.confidence or 0.95, n_resamples=args.resamples or 9999,
+                    seed=0 if args.seed is None else args.seed, method=args.ci_method or "bca")
+
+
+def _with_intervals(text: str, intervals: dict) -> str:
+    """trec_eval's text, each mean's ``all`` line followed by its interval's low and high."""
+    if not intervals:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        name, query, _ = line.split("\t", 2)
+        interval = intervals.get(name.rstrip())
+        if query == "all" and interval is not None:
+            lines[i] = f"{line}\t{interval.low:.4f}\t{interval.high:.4f}"
+    return "\n".join(lines)
 
 
 def _plot(res: TrecResults, path: str) -> None:

@@ -324,12 +324,16 @@ class Accumulator:
         o = self._options
         return make_results(self._names, values, self._columns, ids.copy(), o.ties, o.gain, n_relevant)
 
-    def mean(self) -> dict[str, float]:
+    def mean(self, sample_weight: Any = None, **options: Any) -> dict[str, Any]:
         """``result().mean()``: the exactly rounded mean of every metric, in the order asked.
 
         Exact sums do not depend on the order of the queries, so the values are summed as
-        they came, unsorted.
+        they came, unsorted. ``sample_weight`` and the confidence interval's options
+        (``ci=0.95``, ...) are :meth:`rankwise.Results.mean`'s, over ``result()``'s queries
+        (sorted by id).
         """
+        if sample_weight is not None or options:
+            return self.result().mean(sample_weight, **options)
         sums = ExactSum(len(self._names))
         for block in self._blocks:
             sums.add(block.values[:, self._columns])

@@ -28,6 +28,7 @@ from .._core.validation import (
     check_level,
     check_max_grade,
     check_ties,
+    check_weights,
 )
 from ._listwise import evaluate_range
 from .conventions import Convention, get_convention
@@ -429,6 +430,9 @@ _EVALUATE_PARAMS = inspect.signature(evaluate).parameters
 _OPTIONS_DOC = """per_query : bool, default False
         Return one value per query (sorted by query id for ``qid`` input) instead of
         the mean over queries (NaN when there is no query).
+    sample_weight : array-like, optional
+        Per-query weights of the mean (finite, >= 0, not all 0), one per query in the
+        order of the per-query values, as in :meth:`rankwise.Results.mean`.
     qid, indptr, doc_ids, exclude, ties, relevance_level, empty, nan, n_threads
         As in :func:`evaluate`. Every tie policy is supported (``denom="hits"``:
         the deterministic ones). A cutoff beyond a list's length keeps the whole list."""
@@ -451,10 +455,15 @@ def _single(name: str, kind: Metric, k: int | None, y_true: ArrayLike, y_score: 
             options: dict[str, Any], *, max_grade: float | None = None, log_base: float = 2,
             **spec_params: Any) -> float | np.ndarray:
     """One metric for a per-metric function: the mean, or the per-query values."""
+    options = dict(options)
+    sample_weight = options.pop("sample_weight", None)
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
     per_query = check_flag(per_query, "per_query")
+    if per_query and sample_weight is not None:
+        raise ValueError(f"{name}(): sample_weight weighs the mean; per_query=True gives the values "
+                         "themselves")
     if not isinstance(spec_params.get("gain", ""), str):
         raise TypeError(f"{name}: gain must be 'linear' or 'exponential', got {spec_params['gain']!r}")
     spec = make_spec(kind, k, where=name, k_argument=True, **spec_params)
@@ -462,7 +471,9 @@ def _single(name: str, kind: Metric, k: int | None, y_true: ArrayLike, y_score: 
     settings.update(options, gain=spec.gain or "linear", max_grade=max_grade, log_base=log_base)
     values, columns, *_ = _compute([spec], y_true, y_score, **settings)
     column = values[:, columns[0]]
-    return column if per_query else mean_over_queries(column)
+    if per_query:
+        return column
+    return mean_over_queries(column, check_weights(sample_weight, column.shape[0], "sample_weight"))
 
 
 @_metric_function

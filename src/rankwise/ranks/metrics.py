@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from .._core.exact import ExactSum
 from .._core.names import check_cutoff, metric_names, name_key, parse_cutoff, split_name, unknown_name
 from .._core.results import Results
-from .._core.validation import as_array, check_choice, check_flag
+from .._core.validation import check_choice, check_flag, check_weights
 from .chance import expected_discount, expected_hit, expected_reciprocal, harmonic, harmonic2, mean_power
 from .positive import Ranks
 from .sampled import Sampling, check_sampling, metric_of_rank, table_value
@@ -158,33 +158,6 @@ def parse_rank_metric(text: str) -> RankSpec:
     if name not in _BASE_ALIASES:
         raise unknown_name(text, _EXAMPLES, "rank metric")
     return _make(text, _BASE_ALIASES[name], k, transform)
-
-
-def _weights(weights: ArrayLike | None, n: int) -> np.ndarray | None:
-    """Per-query weights as float64, scaled by a power of two so that the largest is in
-    [0.5, 1): every metric is invariant to a common factor, the scaling is exact, and
-    neither their sum overflows nor tiny weights lose precision as subnormal numbers.
-
-    Floats wider than float64 (longdouble) are scaled in their own precision first, so a
-    weight beyond float64's range is not refused when its ratio to the others is not;
-    a weight below 2**-1074 times the largest becomes 0 (float64 cannot tell it from 0).
-    """
-    if weights is None:
-        return None
-    arr = as_array(weights, "weights", wide="float")
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"weights must be numeric, got dtype {arr.dtype}")
-    if arr.shape != (n,):
-        raise ValueError(f"weights must have one value per query ({n}), got shape {arr.shape}")
-    if arr.dtype.kind != "f" or arr.dtype.itemsize < 8:
-        arr = arr.astype(np.float64)
-    bad = ~(np.isfinite(arr) & (arr >= 0))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"weights must be finite numbers >= 0 (not all 0); got {arr[i]} at position {i}")
-    if arr.max() == 0:
-        raise ValueError("weights must not all be 0 (finite numbers >= 0, not all 0)")
-    return np.ldexp(arr, -np.frexp(arr.max())[1]).astype(np.float64)
 
 
 def _weighted_median(values: np.ndarray, weights: np.ndarray | None) -> float:
@@ -355,21 +328,24 @@ def _check_policy(spec: RankSpec, text: str, ties: str) -> None:
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = ...,
                  weights: ArrayLike | None = ..., per_query: Literal[False] = ...,
                  n_items: ArrayLike | None = ..., correction: str | None = ..., gamma: float | None = ...,
-                 prior: ArrayLike | None = ...) -> dict[str, float]: ...
+                 prior: ArrayLike | None = ...,
+                 sample_weight: ArrayLike | None = ...) -> dict[str, float]: ...
 @overload
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = ...,
                  weights: ArrayLike | None = ..., per_query: Literal[True], n_items: ArrayLike | None = ...,
                  correction: str | None = ..., gamma: float | None = ...,
-                 prior: ArrayLike | None = ...) -> Results: ...
+                 prior: ArrayLike | None = ..., sample_weight: ArrayLike | None = ...) -> Results: ...
 @overload
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = ...,
                  weights: ArrayLike | None = ..., per_query: bool = ..., n_items: ArrayLike | None = ...,
                  correction: str | None = ..., gamma: float | None = ...,
-                 prior: ArrayLike | None = ...) -> dict[str, float] | Results: ...
+                 prior: ArrayLike | None = ...,
+                 sample_weight: ArrayLike | None = ...) -> dict[str, float] | Results: ...
 def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties: str = "expected",
                  weights: ArrayLike | None = None, per_query: bool = False, n_items: ArrayLike | None = None,
                  correction: str | None = None, gamma: float | None = None,
-                 prior: ArrayLike | None = None) -> dict[str, float] | Results:
+                 prior: ArrayLike | None = None,
+                 sample_weight: ArrayLike | None = None) -> dict[str, float] | Results:
     """Rank-based metrics of link prediction and knowledge-graph completion.
 
     Parameters
@@ -409,6 +385,9 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
         averaging), as PyKEEN applies them: weighted means, V = sum w^2 V_i / (sum w)^2,
         and the weighted median for median-based metrics. Finite, >= 0, not all 0;
         only their ratios matter (they are scaled by a power of two, exactly).
+    sample_weight : array-like of float, optional
+        The same as ``weights``, under scikit-learn's name (and that of
+        :meth:`rankwise.Results.mean`); pass one of the two.
     per_query : bool, default False
         Return each query's value instead of the aggregate: its rank, reciprocal rank,
         hit or discount under the policy (or its estimate, with ``n_items``), for the
@@ -501,7 +480,11 @@ def rank_metrics(ranks: Ranks | ArrayLike, metrics: str | Iterable[str], *, ties
     per_query = check_flag(per_query, "per_query")
     sampling = _check_sampled_request(ranks, names, specs, n_items, correction, gamma, prior)
     _check_request(ranks, names, specs, ties, per_query)
-    evaluation = _Evaluation(ranks, ties, _weights(weights, len(ranks)), sampling)
+    if weights is not None and sample_weight is not None:
+        raise ValueError("pass weights or sample_weight (the same per-query weights), not both")
+    named = "weights" if sample_weight is None else "sample_weight"
+    evaluation = _Evaluation(ranks, ties, check_weights(weights if sample_weight is None else sample_weight,
+                                                        len(ranks), named), sampling)
     if per_query:
         return _per_query_results(evaluation, names, specs, len(ranks))
     return {name: evaluation.compute(spec) for name, spec in zip(names, specs, strict=True)}

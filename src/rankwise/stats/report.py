@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.bootstrap import resolve_seed
 from .._core.progress import check_progress, progress_bar
 from .._core.results import Results, as_results, html_table
 from .._core.validation import check_flag
@@ -32,7 +33,6 @@ from .options import (
     _check_fraction,
     _check_test_options,
     _choice,
-    _resolve_seed,
 )
 from .significance import ComparisonResult, _paired_test
 
@@ -603,7 +603,7 @@ def compare_systems(runs: Mapping[str, Any] | Sequence[Any], qrels: Qrels | None
     systems, metrics = _evaluated(items, qrels, metrics, bool(complete), n_threads)
     if resampled:
         _check_kept(n_resamples, len(pairs) * len(metrics))
-        seed, _, _ = _resolve_seed(seed)
+        seed, _, _ = resolve_seed(seed)
     else:
         seed = None
     total = n_resamples * len(pairs) * len(metrics)

@@ -5,12 +5,11 @@ test and the sign test, on the differences that :mod:`rankwise.stats.inputs` ali
 puts in units of a power of two (results are returned in the data's units).
 
 The randomization and bootstrap resamples run in a nogil kernel with a counter-based
-random number generator (:mod:`rankwise.stats._resample`), over threads through
+random number generator (:mod:`rankwise._core._resample`), over threads through
 ``_core``'s runner: a seeded result is the same on every run and for every thread count.
 """
 from __future__ import annotations
 
-import functools
 import math
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -18,12 +17,21 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.parallel import ChunkTask, effective_n_threads, run_over_range
+from .._core._resample import sign_flip_sums
+from .._core.bootstrap import (
+    allocate,
+    bootstrap_distribution,
+    bootstrap_interval,
+    means_of_sums,
+    open_side,
+    over_resamples,
+    resolve_seed,
+    spread,
+)
 from .._core.progress import Bar, check_progress, progress_bar
 from .._core.results import Results, html_table
-from ._resample import bootstrap_sums, sign_flip_sums
 from .inputs import _mean, _paired_differences, _unscaled
-from .options import _NAN_POLICIES, _ON_MISSING, _check_test_options, _choice, _resolve_seed
+from .options import _NAN_POLICIES, _ON_MISSING, _check_test_options, _choice
 
 __all__ = ["ComparisonResult", "ConfidenceInterval", "compare"]
 
@@ -134,73 +142,17 @@ class ComparisonResult:
         return html_table(["ComparisonResult", ""], [list(field) for field in self._fields()])
 
 
-def _allocate(n_resamples: int) -> np.ndarray:
-    """The distribution's array, with an error naming n_resamples if memory runs out."""
-    try:
-        return np.empty(n_resamples)
-    except MemoryError:
-        size = 8 * n_resamples
-        shown = f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{-(-size // 2**20)} MiB"
-        raise MemoryError(f"n_resamples={n_resamples:,} needs {shown} for the resampled distribution, which "
-                          "could not be allocated; pass fewer") from None
-
-
-# Slices of the resamples between two updates of a shown progress bar, for work of at least
-# _PROGRESS_COST runner items (tens of milliseconds): shorter work runs in one piece.
-_PROGRESS_SLICES = 100
-_PROGRESS_COST = 1 << 20
-
-
-def _over_resamples(task: ChunkTask, n_resamples: int, work_per_resample: int, n_threads: int | None,
-                    bar: Bar, setup: int = 0) -> None:
-    """Call ``task(r_start, r_stop, stop=flag)`` over resamples ``0..n_resamples-1`` (shared runner).
-
-    A shown ``bar`` has them run in slices, counted between slices from this thread; the
-    resamples are drawn by their index, so slicing changes no value.
-    """
-    # A unit of work (a table lookup or a draw) costs 1 to 5 ns, a runner item up to 100.
-    threads = effective_n_threads(n_threads)
-    cost = n_resamples * work_per_resample // 16
-    if not bar.shown or cost < _PROGRESS_COST:
-        run_over_range(task, n_resamples, threads, cost)
-        bar.update(n_resamples)
-        return
-    # Each chunk of a slice pays ``setup`` (the sign-flip tables) again: at most a tenth of its work.
-    per_chunk = -(-10 * setup // max(work_per_resample, 1))
-    slices = max(1, min(_PROGRESS_SLICES, n_resamples // max(threads * per_chunk, 1)))
-    bounds = sorted(set(np.linspace(0, n_resamples, slices + 1).astype(np.int64).tolist()))
-    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-        run_over_range(functools.partial(_shifted, task, lo), hi - lo, threads,
-                       (hi - lo) * work_per_resample // 16)
-        bar.update(hi - lo)
-
-
-def _shifted(task: ChunkTask, offset: int, start: int, end: int, stop: np.ndarray) -> object:
-    return task(offset + start, offset + end, stop=stop)
-
-
 def _sign_flip_distribution(d: np.ndarray, exact: bool, n_resamples: int, key0: int, key1: int,
                             n_threads: int | None, bar: Bar) -> np.ndarray:
     """Signed sums of ``d``: every sign pattern (exact) or ``n_resamples`` random ones."""
-    out = _allocate(n_resamples)
+    out = allocate(n_resamples)
     table_size = min(-(-d.shape[0] // 8) * 256, _TABLE_DOUBLES)
 
     def task(r_start: int, r_stop: int, stop: np.ndarray) -> None:
         sign_flip_sums(d, key0, key1, exact, r_start, r_stop, out[r_start:r_stop], np.empty(table_size), stop)
 
-    _over_resamples(task, n_resamples, max(d.shape[0] // 8, 1), n_threads, bar,
+    over_resamples(task, n_resamples, max(d.shape[0] // 8, 1), n_threads, bar,
                     setup=256 * max(d.shape[0] // 8, 1))
-    return out
-
-
-def _bootstrap_distribution(d: np.ndarray, n_resamples: int, key0: int, key1: int,
-                            n_threads: int | None, bar: Bar) -> np.ndarray:
-    out = _allocate(n_resamples)
-
-    def task(r_start: int, r_stop: int, stop: np.ndarray) -> None:
-        bootstrap_sums(d, key0, key1, r_start, r_stop, out[r_start:r_stop], stop)
-
-    _over_resamples(task, n_resamples, d.shape[0], n_threads, bar)
     return out
 
 
@@ -227,12 +179,6 @@ def _count_extreme(null: np.ndarray, observed: float, tolerance: float, alternat
     return count
 
 
-def _means_of_sums(sums: np.ndarray, n: int, low: float, high: float) -> np.ndarray:
-    """``sums / n`` in place, kept within [low, high], the range of a mean of the values summed."""
-    sums /= n
-    return np.clip(sums, low, high, out=sums)
-
-
 def _randomization(d: np.ndarray, alternative: str, n_resamples: int, seed: object,
                    n_threads: int | None, bar: Bar) -> tuple[float, np.ndarray, int, bool, int | None]:
     n = d.shape[0]
@@ -248,28 +194,12 @@ def _randomization(d: np.ndarray, alternative: str, n_resamples: int, seed: obje
         count = _count_extreme(sums, observed, tolerance, alternative)
         pvalue, drawn, seed = count / sums.shape[0], sums.shape[0], None
     else:
-        seed, key0, key1 = _resolve_seed(seed)
+        seed, key0, key1 = resolve_seed(seed)
         sums = _sign_flip_distribution(d, False, n_resamples, key0, key1, n_threads, bar)
         count = _count_extreme(sums, observed, tolerance, alternative)
         pvalue, drawn = (count + 1) / (n_resamples + 1), n_resamples
     top = float(np.abs(d).max())
-    return min(pvalue, 1.0), _means_of_sums(sums, n, -top, top), drawn, exact, seed
-
-
-def _bca_levels(means: np.ndarray, observed: float, centred: np.ndarray, spread: float,
-               alpha: float) -> list[float]:
-    """scipy.stats.bootstrap's BCa levels; the jackknife of a mean has the closed form d_i - mean.
-
-    NaN where BCa is undefined (the observed mean outside every resampled mean)."""
-    from scipy.special import ndtr, ndtri
-
-    below = np.count_nonzero(means < observed) + np.count_nonzero(means <= observed)
-    z0 = float(ndtri(below / (2 * means.shape[0])))
-    acceleration = float(np.sum(centred**3)) / (6 * spread**1.5)
-    z = float(ndtri(alpha))
-    with np.errstate(divide="ignore", invalid="ignore"):  # z0 infinite, or a zero denominator: as scipy
-        shift = z0 + np.array([z, -z])
-        return ndtr(z0 + shift / (1 - acceleration * shift)).tolist()
+    return min(pvalue, 1.0), means_of_sums(sums, n, -top, top), drawn, exact, seed
 
 
 def _bootstrap(d: np.ndarray, alternative: str, n_resamples: int, seed: object, confidence: float,
@@ -278,50 +208,19 @@ def _bootstrap(d: np.ndarray, alternative: str, n_resamples: int, seed: object, 
     n = d.shape[0]
     if n >= 1 << 32:
         raise ValueError(f"the bootstrap draws indices below 2**32; got {n} queries")
-    seed, key0, key1 = _resolve_seed(seed)
-    sums = _bootstrap_distribution(d, n_resamples, key0, key1, n_threads, bar)
-    means = _means_of_sums(sums, n, float(d.min()), float(d.max()))
+    seed, key0, key1 = resolve_seed(seed)
+    sums = bootstrap_distribution(d, n_resamples, key0, key1, n_threads, bar)
+    means = means_of_sums(sums, n, float(d.min()), float(d.max()))
     observed = _mean(d)
     # A resampled sum adds n values of magnitude at most max|d|: its rounding error stays
     # below n * eps * max|d| once divided by n.
     tolerance = n * _EPS * float(np.abs(d).max())
     count = _count_extreme(means, observed, tolerance, alternative, centre=observed)
     pvalue = min((count + 1) / (n_resamples + 1), 1.0)
-    interval = _bootstrap_interval(d, means, observed, alternative, confidence, ci_method)
+    bounds = bootstrap_interval(means, observed, d - observed, spread(d) == 0.0, alternative, confidence,
+                                ci_method)
+    interval = ConfidenceInterval(*bounds)
     return observed, pvalue, means, interval, seed
-
-
-def _bootstrap_interval(d: np.ndarray, means: np.ndarray, observed: float, alternative: str,
-                        confidence: float, ci_method: str) -> ConfidenceInterval:
-    """The bootstrap interval of the mean difference ``observed`` from the resampled ``means``."""
-    alpha = (1 - confidence) / 2 if alternative == "two-sided" else 1 - confidence
-    if _spread(d) == 0.0:
-        return _open_side(observed, observed, alternative)
-    if ci_method == "bca":
-        centred = d - observed
-        levels = _bca_levels(means, observed, centred, float(np.sum(centred**2)), alpha)
-    else:
-        levels = [alpha, 1 - alpha]
-    if any(not np.isfinite(level) for level in levels):
-        return _open_side(math.nan, math.nan, alternative)
-    low, high = np.quantile(means, levels).tolist()
-    if ci_method == "basic":
-        low, high = 2 * observed - high, 2 * observed - low
-    return _open_side(low, high, alternative)
-
-
-def _open_side(low: float, high: float, alternative: str) -> ConfidenceInterval:
-    """The interval (low, high), open on the side that a one-sided alternative leaves unbounded."""
-    if alternative == "greater":
-        high = math.inf
-    elif alternative == "less":
-        low = -math.inf
-    return ConfidenceInterval(low, high)
-
-
-def _spread(d: np.ndarray) -> float:
-    """Sample standard deviation; exactly 0 when every difference is the same number."""
-    return 0.0 if np.all(d == d[0]) else float(np.std(d, ddof=1))
 
 
 def _t_interval(d: np.ndarray, alternative: str, confidence: float) -> ConfidenceInterval:
@@ -329,11 +228,11 @@ def _t_interval(d: np.ndarray, alternative: str, confidence: float) -> Confidenc
 
     n, mean = d.shape[0], _mean(d)
     half = 0.0
-    sd = _spread(d)
+    sd = spread(d)
     if sd > 0:
         level = (1 + confidence) / 2 if alternative == "two-sided" else confidence
         half = float(student.ppf(level, n - 1)) * sd / math.sqrt(n)
-    return _open_side(mean - half, mean + half, alternative)
+    return ConfidenceInterval(*open_side(mean - half, mean + half, alternative))
 
 
 def _one_sided_certain(mean: float, alternative: str) -> float:
@@ -346,7 +245,7 @@ def _one_sided_certain(mean: float, alternative: str) -> float:
 def _t_test(d: np.ndarray, alternative: str) -> tuple[float, float]:
     from scipy.stats import ttest_1samp
 
-    mean, sd = _mean(d), _spread(d)
+    mean, sd = _mean(d), spread(d)
     if sd == 0.0:
         if mean == 0.0:
             return 0.0, 1.0
@@ -375,7 +274,7 @@ def _sign_test(d: np.ndarray, alternative: str) -> tuple[float, float]:
 
 def _effect_size(d: np.ndarray) -> float:
     """Paired Cohen's d; 0 when every difference is 0, +-inf when all are the same non-zero number."""
-    mean, sd = _mean(d), _spread(d)
+    mean, sd = _mean(d), spread(d)
     if sd > 0:
         return mean / sd
     return 0.0 if mean == 0 else math.copysign(math.inf, mean)

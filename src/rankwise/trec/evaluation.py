@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -26,10 +27,11 @@ from numpy.typing import ArrayLike
 
 from .._core._enums import TieKey, TrecMeasure
 from .._core._group import group_by_query
+from .._core.bootstrap import MeanInterval, mean_interval
 from .._core.bundled import data_path
 from .._core.duplicates import duplicate_message, first_duplicate_codes
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
-from .._core.results import Results
+from .._core.results import Results, mean_over_queries
 from .._core.strings import StringTable
 from .._core.validation import as_array, as_real, check_choice, check_flag, value_error
 from ._trec import (
@@ -793,9 +795,45 @@ class TrecResults(Results):
         """
         return super().__getitem__(name)
 
-    def mean(self) -> dict[str, float]:
-        """The summary trec_eval prints as ``all``: means, sums for counts, geometric means."""
-        return {name: self._summary(self._column(name)) for name in self.names}
+    def mean(self, sample_weight: Any = None, *, ci: float | None = None, n_resamples: int = 9999,
+             seed: int = 0, method: str = "bca", n_threads: int | None = None) -> dict[str, Any]:
+        """The summary trec_eval prints as ``all``: means, sums for counts, geometric means.
+
+        With ``sample_weight`` or ``ci`` (as in :meth:`rankwise.Results.mean`), the means
+        are the exactly rounded weighted means, and gm_map and gm_bpref the exponential of
+        the weighted mean of the logarithms trec_eval averages; counts (``num_ret``, ...)
+        stay sums and have no interval; each mean's interval comes from the bootstrap of its
+        queries (a geometric mean's from that of its logarithms). Without either, the
+        values are trec_eval's digits.
+        """
+        if sample_weight is None and ci is None:
+            return {name: self._summary(self._column(name)) for name in self.names}
+        return super().mean(sample_weight, ci=ci, n_resamples=n_resamples, seed=seed, method=method,
+                            n_threads=n_threads)
+
+    def _interval_names(self) -> tuple[str, ...]:
+        return tuple(name for name in self.names if self._specs[self._column(name)].root not in _COUNTS)
+
+    def _logs(self, name: str) -> np.ndarray:
+        """A geometric mean's per-query terms: the logarithms trec_eval averages."""
+        return np.log(np.maximum(self[name], _MIN_GEO_MEAN))
+
+    def _mean_of(self, name: str, weights: np.ndarray | None) -> float:
+        root = self._specs[self._column(name)].root
+        if weights is None or root in _COUNTS:
+            return self._summary(self._column(name))
+        if root in _GEOMETRIC:
+            return math.exp(mean_over_queries(self._logs(name), weights))
+        return super()._mean_of(name, weights)
+
+    def _interval(self, name: str, weights: np.ndarray | None, confidence: float, n_resamples: int, seed: int,
+                  method: str, n_threads: int | None) -> MeanInterval:
+        if self._specs[self._column(name)].root not in _GEOMETRIC:
+            return super()._interval(name, weights, confidence, n_resamples, seed, method, n_threads)
+        logs = np.ascontiguousarray(self._logs(name))
+        mean = math.log(self._mean_of(name, weights))
+        found = mean_interval(logs, weights, mean, confidence, n_resamples, seed, method, n_threads)
+        return replace(found, mean=math.exp(found.mean), low=math.exp(found.low), high=math.exp(found.high))
 
     def _summary(self, j: int) -> float:
         spec, column = self._specs[j], self._values[:, j]

@@ -1,4 +1,4 @@
-"""Resampling for paired significance tests: random sign flips and the paired bootstrap.
+"""Resampling: random sign flips (the paired randomization test) and the bootstrap of a mean.
 
 Random numbers are counter-based, so any resample can be computed alone: resample ``r``
 draws from its own splitmix64 stream, seeded by ``mix(key0 + GOLDEN * (r + 1)) ^ key1``;
