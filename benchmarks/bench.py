@@ -1,6 +1,6 @@
 """rankwise against a vectorised NumPy reference and the libraries people use instead.
 
-Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|engines|recsys ...] [--quick]
+Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|engines|recsys|fusion|agreement ...] [--quick]
            [--repeats 7] [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
            [--relevant 17] [--trec-queries 5000] [--trec-docs 1000] [--lp-queries 100000]
            [--lp-candidates 1000] [--dense-queries 10000] [--dense-docs 1000]
@@ -11,6 +11,7 @@ Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|eng
            [--engines spark dask] [--spark-driver-memory 6g] [--spark-conf KEY=VALUE]
            [--dask-memory-limit 4GiB] [--recsys-users 1000000] [--recsys-items 50000] [--recsys-depth 100]
            [--recsys-held-out 10] [--recsys-sample-users 20000] [--recsys-batch 2048]
+           [--fusion-queries 5000] [--fusion-docs 200] [--agreement-queries 10000] [--agreement-docs 1000]
            [--topk-users 20000] [--topk-items 20000] [--topk-k 100]
 
 Workloads (generated deterministically from --seed; old names kept as aliases):
@@ -91,6 +92,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
 
 import engines  # noqa: E402  (benchmarks/engines.py)
 import files  # noqa: E402  (benchmarks/files.py)
+import fusion  # noqa: E402  (benchmarks/fusion.py)
 import numpy as np  # noqa: E402
 import recsys  # noqa: E402  (benchmarks/recsys.py)
 
@@ -105,7 +107,7 @@ ALIASES = {"influence": "w1", "trec": "w2", "link-prediction": "w3", "dense": "w
 WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "files")
 # Run only when named: they need software "all" does not (a JVM, Spark, Dask; the recommender
 # libraries) and take long (recsys: several GB of arrays).
-OPT_IN = ("engines", "recsys")
+OPT_IN = ("engines", "recsys", "fusion")
 # A competitor whose first call takes longer than this runs in SLOW_ROUNDS rounds only.
 SLOW_SECONDS = 2.0
 SLOW_ROUNDS = 3
@@ -1157,6 +1159,19 @@ def bench_recsys(args, thread_counts):
     run_case(title, impls, args.repeats, scores.nbytes + exclude.indices.nbytes + exclude.indptr.nbytes)
 
 
+def bench_fusion(args, thread_counts):
+    title = "fusion"
+    print(f"\n== {title}: 3 runs x {args.fusion_queries:,} queries x {args.fusion_docs} documents (integer ids, "
+          f"half of each query's documents shared); values checked against ranx's")
+    runs = fusion.make_runs(args.fusion_queries, args.fusion_docs, args.seed)
+    cases, missing = fusion.fusion_cases(Impl, args, runs, thread_counts)
+    if missing:
+        print(f"not installed, not timed: {', '.join(missing)}")
+    for label, impls in cases:
+        print(f"\n-- {label}")
+        run_case(f"fusion {label}", impls, args.repeats, sum(a.nbytes for run in runs for a in run))
+
+
 def bench_engines(args, thread_counts):
     summary, failures = engines.bench_engines(args)
     ENGINES_SUMMARY.extend(summary)
@@ -1222,6 +1237,7 @@ def main(argv=None):
     files.add_arguments(parser)
     engines.add_arguments(parser)
     recsys.add_arguments(parser)
+    fusion.add_arguments(parser)
     parser.add_argument("--repeats", type=int, default=7, help="timed rounds (slow competitors: at most 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -1237,6 +1253,7 @@ def main(argv=None):
         args.memory_rows, args.memory_queries = 1_000_000, 1_000
         args.engine_rows = 1_000_000
         args.recsys_users, args.topk_users = 100_000, 2_000
+        args.fusion_queries = 500
         args.repeats = min(args.repeats, 3)
     if args.candidates is not None:
         args.min_candidates = args.max_candidates = args.candidates
@@ -1254,7 +1271,7 @@ def main(argv=None):
         print(f"not installed, not timed: {', '.join(missing)} (pip install '.[bench]')")
     for workload, bench in (("w1", bench_w1), ("w2", bench_w2), ("w3", bench_w3), ("w4", bench_w4),
                             ("w5", bench_w5), ("w6", bench_w6), ("w7", bench_w7), ("files", bench_files),
-                            ("engines", bench_engines), ("recsys", bench_recsys)):
+                            ("engines", bench_engines), ("recsys", bench_recsys), ("fusion", bench_fusion)):
         if workload in chosen:
             bench(args, thread_counts)
             set_threads(cpus)

@@ -6,6 +6,7 @@
 """
 from ._core.bootstrap import MeanInterval
 from ._core.results import Results
+from .fusion import fuse, fuse_scores
 from .lists import (
     Accumulator,
     average_precision,
@@ -56,6 +57,8 @@ __all__ = [
     "err",
     "evaluate",
     "evaluate_topk",
+    "fuse",
+    "fuse_scores",
     "hit_rate",
     "mann_whitney",
     "ndcg",

@@ -12,7 +12,7 @@ import os
 import sys
 
 from .. import __version__
-from . import compare, demo
+from . import compare, demo, fuse
 from . import eval as eval_command
 from ._common import CliError
 
@@ -21,7 +21,7 @@ from ._common import CliError
 # request cannot get. Other exceptions are bugs and keep their traceback.
 _USER_ERRORS = (OSError, ValueError, OverflowError, MemoryError)
 # Each subcommand's module: add_parser(subparsers) and report(args) -> the text to print.
-_COMMANDS = {"demo": demo, "eval": eval_command, "compare": compare}
+_COMMANDS = {"demo": demo, "eval": eval_command, "compare": compare, "fuse": fuse}
 
 
 def _parser() -> argparse.ArgumentParser:
