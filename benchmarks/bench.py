@@ -1,6 +1,7 @@
 """rankwise against a vectorised NumPy reference and the libraries people use instead.
 
-Usage: python benchmarks/bench.py [--workload all|w1|w2|w3|w4|w5|w6|w7|files|engines|recsys|fusion|agreement ...] [--quick]
+Usage: python benchmarks/bench.py [--quick]
+           [--workload all|w1|w2|w3|w4|w5|w6|w7|files|engines|recsys|fusion|agreement ...]
            [--repeats 7] [--seed 0] [--queries 200] [--min-candidates 1000] [--max-candidates 100000]
            [--relevant 17] [--trec-queries 5000] [--trec-docs 1000] [--lp-queries 100000]
            [--lp-candidates 1000] [--dense-queries 10000] [--dense-docs 1000]
@@ -1161,8 +1162,8 @@ def bench_recsys(args, thread_counts):
 
 def bench_fusion(args, thread_counts):
     title = "fusion"
-    print(f"\n== {title}: 3 runs x {args.fusion_queries:,} queries x {args.fusion_docs} documents (integer ids, "
-          f"half of each query's documents shared); values checked against ranx's")
+    print(f"\n== {title}: 3 runs x {args.fusion_queries:,} queries x {args.fusion_docs} documents (integer "
+          f"ids, half of each query's documents shared); values checked against ranx's")
     runs = fusion.make_runs(args.fusion_queries, args.fusion_docs, args.seed)
     cases, missing = fusion.fusion_cases(Impl, args, runs, thread_counts)
     if missing:

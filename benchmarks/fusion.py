@@ -69,7 +69,8 @@ def fusion_cases(Impl, args, runs, thread_counts):
         if ranx is not None:
             reference = ranx.fuse(prebuilt, norm=ranx_norm, method=ranx_method)
             impls.append(Impl(f"ranx.fuse {label} (Runs from the arrays)",
-                              lambda m=ranx_method, n=ranx_norm: ranx.fuse(_ranx_runs(ranx, runs), norm=n, method=m)))
+                              lambda m=ranx_method, n=ranx_norm: ranx.fuse(_ranx_runs(ranx, runs), norm=n,
+                                                                           method=m)))
             impls.append(Impl(f"ranx.fuse {label} (Runs built beforehand)",
                               lambda m=ranx_method, n=ranx_norm: ranx.fuse(prebuilt, norm=n, method=m),
                               "competitor"))

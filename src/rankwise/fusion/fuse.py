@@ -64,8 +64,8 @@ def _options(method: object, norm: object, weights: Any, names: Sequence[str], k
     if isinstance(weights, Mapping):
         unknown = set(weights) - set(names)
         if unknown:
-            raise ValueError(f"weights names run {sorted(unknown, key=str)[0]!r}, which is not among the runs "
-                             f"({', '.join(map(repr, names))})")
+            raise ValueError(f"weights names run {sorted(unknown, key=str)[0]!r}, which is not among the "
+                             f"runs ({', '.join(map(repr, names))})")
         weights = [weights.get(name, 1.0) for name in names]
     w = np.ones(n_runs)
     if weights is not None:
@@ -74,9 +74,13 @@ def _options(method: object, norm: object, weights: Any, names: Sequence[str], k
     rrf_k = as_real(k, "k")
     if not 0 <= rrf_k < np.inf:
         raise ValueError(f"k must be a finite number >= 0 (RRF's constant, 60 by default), got {k!r}")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise ValueError(f"depth must be None or an integer >= 1 (documents kept from each run), got {depth!r}")
-    return method, norm, w, rrf_k, int(depth or 0)
+    kept = 0
+    if depth is not None:
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+            raise ValueError(f"depth must be None or an integer >= 1 (documents kept from each run), "
+                             f"got {depth!r}")
+        kept = int(depth)
+    return method, norm, w, rrf_k, kept
 
 
 def _runs(runs: object) -> tuple[list[Run], list[str]]:
@@ -100,7 +104,8 @@ def _union(tables: Sequence[StringTable]) -> tuple[StringTable, list[np.ndarray]
     """One table of every string of ``tables`` and, for each, its codes' codes in it."""
     data = np.concatenate([t.data for t in tables])
     starts = np.cumsum([0] + [t.data.shape[0] for t in tables])
-    offsets = np.concatenate([[0]] + [t.offsets[1:] + start for t, start in zip(tables, starts, strict=False)])
+    offsets = np.concatenate([[0]] + [t.offsets[1:] + start
+                                      for t, start in zip(tables, starts, strict=False)])
     union, codes = StringTable.from_utf8(data, offsets.astype(np.int64))
     bounds = np.cumsum([0] + [len(t) for t in tables])
     return union, [codes[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
@@ -114,7 +119,10 @@ def _check_scores(scores: np.ndarray, name: str, norm: str) -> None:
         raise ValueError(f"{name} has a score that is {what}: {scores[row]!r} (row {row})")
 
 
-def _layout(query: np.ndarray, run: np.ndarray, n_queries: int) -> tuple[np.ndarray, ...]:
+Layout = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _layout(query: np.ndarray, run: np.ndarray, n_queries: int) -> tuple[np.ndarray, Layout]:
     """Rows sorted by query then run: the order, and the (q_seg, seg_ptr, seg_run) layout."""
     order = np.lexsort((run, query))
     q, r = query[order], run[order]
@@ -122,14 +130,15 @@ def _layout(query: np.ndarray, run: np.ndarray, n_queries: int) -> tuple[np.ndar
     seg_ptr = np.append(new, q.shape[0]).astype(np.int64)
     seg_query = q[new]
     q_seg = np.searchsorted(seg_query, np.arange(n_queries + 1)).astype(np.int64)
-    return order, q_seg, seg_ptr, np.ascontiguousarray(r[new], dtype=np.int32)
+    return order, (q_seg, seg_ptr, np.ascontiguousarray(r[new], dtype=np.int32))
 
 
-def _run_kernel(layout: tuple[np.ndarray, ...], docs: np.ndarray, scores: np.ndarray, options: tuple,
+def _run_kernel(layout: Layout, docs: np.ndarray, scores: np.ndarray, options: tuple,
                 n_threads: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     q_seg, seg_ptr, _ = layout
     n_queries = q_seg.shape[0] - 1
-    out = (np.empty(docs.shape[0], dtype=np.int64), np.empty(docs.shape[0]), np.zeros(n_queries, dtype=np.int64))
+    out = (np.empty(docs.shape[0], dtype=np.int64), np.empty(docs.shape[0]),
+           np.zeros(n_queries, dtype=np.int64))
     cost = seg_ptr[q_seg]
 
     def task(q_start: int, q_stop: int, stop: np.ndarray) -> None:
@@ -139,11 +148,12 @@ def _run_kernel(layout: tuple[np.ndarray, ...], docs: np.ndarray, scores: np.nda
     return out
 
 
-def _written(layout: list[np.ndarray], n_out: np.ndarray) -> np.ndarray:
+def _written(layout: Layout, n_out: np.ndarray) -> np.ndarray:
     """The output rows the kernel wrote: query q's ``n_out[q]`` from its first row."""
     q_seg, seg_ptr = layout[0], layout[1]
     starts = seg_ptr[q_seg[:-1]]
-    return np.repeat(starts - np.concatenate(([0], np.cumsum(n_out)[:-1])), n_out) + np.arange(int(n_out.sum()))
+    before = np.concatenate(([0], np.cumsum(n_out)[:-1]))
+    return np.repeat(starts - before, n_out) + np.arange(int(n_out.sum()))
 
 
 def fuse(runs: Sequence[Run] | Mapping[str, Run], method: str = "rrf", *, norm: str | None = None,
@@ -202,7 +212,7 @@ def fuse(runs: Sequence[Run] | Mapping[str, Run], method: str = "rrf", *, norm: 
     >>> rw.fuse([bm25, dense], "rrf", k=1).to_dict()
     {'q1': {'b': 0.8333333333333333, 'c': 0.5833333333333333, 'a': 0.5, 'd': 0.25}}
     >>> rw.fuse({"bm25": bm25, "dense": dense}, "sum", norm="min-max", weights={"dense": 2}).to_dict()
-    {'q1': {'b': 2.7057142857142855, 'c': 2.4571428571428573, 'a': 1.0, 'd': 0.0}}
+    {'q1': {'b': 2.7222222222222223, 'c': 1.8309859154929575, 'a': 1.0, 'd': 0.0}}
     """
     items, names = _runs(runs)
     method, norm, w, rrf_k, kept = _options(method, norm, weights, names, k, depth)
@@ -215,15 +225,15 @@ def fuse(runs: Sequence[Run] | Mapping[str, Run], method: str = "rrf", *, norm: 
     doc = np.concatenate([m[c.doc_codes] for m, c in zip(doc_maps, columns, strict=True)])
     scores = np.concatenate([c.values for c in columns])
     run = np.repeat(np.arange(len(items)), [c.values.shape[0] for c in columns])
-    order, *layout = _layout(query, run, len(queries))
+    order, layout = _layout(query, run, len(queries))
     # trec_eval's order among equal scores: document ids descending, byte-wise.
     keys = (len(docs) - 1 - docs.byte_order()).astype(np.int64)
     options = (_METHOD_CODES[method], _NORM_CODES[norm], rrf_k, kept, w, keys)
-    out_doc, out_score, n_out = _run_kernel(tuple(layout), np.ascontiguousarray(doc[order]),
+    out_doc, out_score, n_out = _run_kernel(layout, np.ascontiguousarray(doc[order]),
                                             np.ascontiguousarray(scores[order]), options, n_threads)
     rows = _written(layout, n_out)
-    fused = TrecColumns(queries, np.repeat(np.arange(len(queries)), n_out), docs, out_doc[rows], out_score[rows],
-                        run_name=name or "fused")
+    query_codes = np.repeat(np.arange(len(queries)), n_out)
+    fused = TrecColumns(queries, query_codes, docs, out_doc[rows], out_score[rows], run_name=name or "fused")
     return Run(fused, name or "fused")
 
 
@@ -259,9 +269,9 @@ def fuse_scores(scores: ArrayLike, method: str = "rrf", *, norm: str | None = No
     flat = values[present]
     if norm != "none":
         _check_scores(flat, "scores", norm)
-    order, *layout = _layout(query, run, n_queries)
+    order, layout = _layout(query, run, n_queries)
     options = (_METHOD_CODES[method], _NORM_CODES[norm], rrf_k, kept, w, np.arange(n_items, dtype=np.int64))
-    out_doc, out_score, n_out = _run_kernel(tuple(layout), np.ascontiguousarray(doc[order], dtype=np.int64),
+    out_doc, out_score, n_out = _run_kernel(layout, np.ascontiguousarray(doc[order], dtype=np.int64),
                                             np.ascontiguousarray(flat[order]), options, n_threads)
     fused = np.full((n_queries, n_items), np.nan)
     rows = _written(layout, n_out)
