@@ -7,7 +7,7 @@ object each. trec reads its ids into them; any domain may.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 
 import numpy as np
@@ -158,6 +158,26 @@ class StringTable:
         codes, used = run_alone(partial(_intern.first_seen, indices, entry_codes, len(entries)),
                                 indices.shape[0])
         return cls._trusted(*_intern.take(entries.data, entries.offsets, used)), codes
+
+    @classmethod
+    def union(cls, tables: Sequence[StringTable]) -> tuple[StringTable, list[np.ndarray]]:
+        """One table of every string of ``tables`` (in first-seen order) and, for each table,
+        the code in it of each of that table's codes: their bytes interned together.
+
+        Examples
+        --------
+        >>> a, b = StringTable.from_strings(["d1", "d2"])[0], StringTable.from_strings(["d3", "d1"])[0]
+        >>> union, codes = StringTable.union([a, b])
+        >>> union.to_numpy(), codes
+        (array(['d1', 'd2', 'd3'], dtype=object), [array([0, 1]), array([2, 0])])
+        """
+        data = np.concatenate([t.data for t in tables])
+        starts = np.cumsum([0] + [t.data.shape[0] for t in tables])
+        offsets = np.concatenate([np.zeros(1, dtype=np.int64)] +
+                                 [t.offsets[1:] + start for t, start in zip(tables, starts, strict=False)])
+        union, codes = cls.from_utf8(data, offsets.astype(np.int64))
+        bounds = np.cumsum([0] + [len(t) for t in tables])
+        return union, [codes[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
     def lookup(self, other: StringTable, n_threads: int = 1) -> np.ndarray:
         """The int64 code in this table of each string of ``other``; -1 where absent.

@@ -100,17 +100,6 @@ def _runs(runs: object) -> tuple[list[Run], list[str]]:
     return items, names
 
 
-def _union(tables: Sequence[StringTable]) -> tuple[StringTable, list[np.ndarray]]:
-    """One table of every string of ``tables`` and, for each, its codes' codes in it."""
-    data = np.concatenate([t.data for t in tables])
-    starts = np.cumsum([0] + [t.data.shape[0] for t in tables])
-    offsets = np.concatenate([[0]] + [t.offsets[1:] + start
-                                      for t, start in zip(tables, starts, strict=False)])
-    union, codes = StringTable.from_utf8(data, offsets.astype(np.int64))
-    bounds = np.cumsum([0] + [len(t) for t in tables])
-    return union, [codes[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-
-
 def _check_scores(scores: np.ndarray, name: str, norm: str) -> None:
     bad = np.isnan(scores) if norm == "none" else ~np.isfinite(scores)
     if bad.any():
@@ -219,8 +208,8 @@ def fuse(runs: Sequence[Run] | Mapping[str, Run], method: str = "rrf", *, norm: 
     columns = [run._text_columns() for run in items]
     for run_name, c in zip(names, columns, strict=True):
         _check_scores(c.values, f"runs[{run_name!r}]", norm)
-    queries, query_maps = _union([c.queries for c in columns])
-    docs, doc_maps = _union([c.docs for c in columns])
+    queries, query_maps = StringTable.union([c.queries for c in columns])
+    docs, doc_maps = StringTable.union([c.docs for c in columns])
     query = np.concatenate([m[c.query_codes] for m, c in zip(query_maps, columns, strict=True)])
     doc = np.concatenate([m[c.doc_codes] for m, c in zip(doc_maps, columns, strict=True)])
     scores = np.concatenate([c.values for c in columns])
