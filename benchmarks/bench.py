@@ -91,6 +91,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
     _NUMBA_CACHE = tempfile.TemporaryDirectory(prefix="rankwise-bench-numba-")
     os.environ["NUMBA_CACHE_DIR"] = _NUMBA_CACHE.name
 
+import agreement  # noqa: E402  (benchmarks/agreement.py)
 import engines  # noqa: E402  (benchmarks/engines.py)
 import files  # noqa: E402  (benchmarks/files.py)
 import fusion  # noqa: E402  (benchmarks/fusion.py)
@@ -108,7 +109,7 @@ ALIASES = {"influence": "w1", "trec": "w2", "link-prediction": "w3", "dense": "w
 WORKLOADS = ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "files")
 # Run only when named: they need software "all" does not (a JVM, Spark, Dask; the recommender
 # libraries) and take long (recsys: several GB of arrays).
-OPT_IN = ("engines", "recsys", "fusion")
+OPT_IN = ("engines", "recsys", "fusion", "agreement")
 # A competitor whose first call takes longer than this runs in SLOW_ROUNDS rounds only.
 SLOW_SECONDS = 2.0
 SLOW_ROUNDS = 3
@@ -1173,6 +1174,18 @@ def bench_fusion(args, thread_counts):
         run_case(f"fusion {label}", impls, args.repeats, sum(a.nbytes for run in runs for a in run))
 
 
+def bench_agreement(args, thread_counts):
+    n_queries, n_docs = args.agreement_queries, args.agreement_docs
+    print(f"\n== agreement: two score matrices of {n_queries:,} queries x {n_docs:,} items (ties), per query")
+    a, b = agreement.make_scores(n_queries, n_docs, args.seed)
+    cases, missing = agreement.agreement_cases(Impl, args, a, b, thread_counts)
+    if missing:
+        print(f"not installed, not timed: {', '.join(missing)}")
+    for label, impls, sampled in cases:
+        print(f"\n-- {label}")
+        run_case(f"agreement {label}", impls, args.repeats, a.nbytes + b.nbytes, sampled)
+
+
 def bench_engines(args, thread_counts):
     summary, failures = engines.bench_engines(args)
     ENGINES_SUMMARY.extend(summary)
@@ -1239,6 +1252,7 @@ def main(argv=None):
     engines.add_arguments(parser)
     recsys.add_arguments(parser)
     fusion.add_arguments(parser)
+    agreement.add_arguments(parser)
     parser.add_argument("--repeats", type=int, default=7, help="timed rounds (slow competitors: at most 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -1254,7 +1268,7 @@ def main(argv=None):
         args.memory_rows, args.memory_queries = 1_000_000, 1_000
         args.engine_rows = 1_000_000
         args.recsys_users, args.topk_users = 100_000, 2_000
-        args.fusion_queries = 500
+        args.fusion_queries, args.agreement_queries = 500, 1_000
         args.repeats = min(args.repeats, 3)
     if args.candidates is not None:
         args.min_candidates = args.max_candidates = args.candidates
@@ -1272,7 +1286,8 @@ def main(argv=None):
         print(f"not installed, not timed: {', '.join(missing)} (pip install '.[bench]')")
     for workload, bench in (("w1", bench_w1), ("w2", bench_w2), ("w3", bench_w3), ("w4", bench_w4),
                             ("w5", bench_w5), ("w6", bench_w6), ("w7", bench_w7), ("files", bench_files),
-                            ("engines", bench_engines), ("recsys", bench_recsys), ("fusion", bench_fusion)):
+                            ("engines", bench_engines), ("recsys", bench_recsys), ("fusion", bench_fusion),
+                            ("agreement", bench_agreement)):
         if workload in chosen:
             bench(args, thread_counts)
             set_threads(cpus)

@@ -6,6 +6,7 @@
 """
 from ._core.bootstrap import MeanInterval
 from ._core.results import Results
+from .agreement import agreement, system_agreement
 from .fusion import fuse, fuse_scores
 from .lists import (
     Accumulator,
@@ -48,6 +49,7 @@ __all__ = [
     "Results",
     "Run",
     "TrecResults",
+    "agreement",
     "average_precision",
     "beyond_accuracy",
     "compare",
@@ -69,6 +71,7 @@ __all__ = [
     "rbp",
     "recall",
     "reciprocal_rank",
+    "system_agreement",
     "top_k",
     "trec_eval",
     "__version__",
