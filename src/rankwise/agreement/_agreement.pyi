@@ -1,7 +1,7 @@
 import numpy as np
 
 def agree_range(
-    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    lists: tuple[np.ndarray, ...],
     measures: tuple[np.ndarray, np.ndarray, np.ndarray],
     q_start: int,
     q_stop: int,
