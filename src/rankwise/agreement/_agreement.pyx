@@ -1,24 +1,26 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The agreement kernel: Kendall's tau-a and tau-b, tau_AP and RBO of two rankings per query.
 
-Each query gives two lists of (document code, score): list A and list B. Each is ranked
-(score descending, then the documents' tie keys ascending: a strict order), the two are
-joined by document (both sorted by code), and from the documents they share:
+Each query gives two lists of (document code, score, tie key): list A and list B, the codes
+local to the query. Each list is ranked once (score descending, then tie key ascending: a
+strict order, with ``_core._sort``), cut at each measure's depth, and the two joined by
+document in O(a + b) through an array indexed by the local codes; the documents they share
+come in A's order. From them:
 
-* tau-a and tau-b from the scores (ties kept), by Knight's method: the shared documents
-  sorted by (A's score, B's score) descending, then a Fenwick tree over B's score ranks
-  counts, group of equal A scores by group, the earlier documents above and below each;
+* tau-a and tau-b from the scores (ties kept), by Knight's method: A's groups of equal
+  scores in turn, a Fenwick tree over B's dense score ranks counting the earlier documents
+  above and below each;
 * tau_AP (A against B as the reference) from the strict ranks: for each shared document in
   A's order, the earlier ones that B also ranks above it, through a Fenwick tree;
 * RBO from the overlap X_d of the two lists' top d (every document, shared or not): a
   shared document joins the overlap at the depth max(rank in A, rank in B).
 
-Sorting is ``_core._sort``'s; work arrays are sized by the longest query's lists, never
-by a user's number. O((a + b) log(a + b)) per query.
+Work arrays are sized by the longest query's lists, never by a user's number.
+O((a + b) log(a + b)) per query.
 """
 from libc.math cimport NAN, log, pow, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 
 from rankwise._core._sort cimport Item, sort_items
 from rankwise._core._stop cimport flag_of, stopped
@@ -35,19 +37,21 @@ cdef enum:
 
 
 cdef struct Shared:
-    # The documents both lists hold: scores and strict ranks (1-based) in A and B.
+    # The documents both (cut) lists hold, in A's order: scores, 1-based ranks in A and B,
+    # and B's dense score rank (0: B's highest score).
     double* score_a
-    double* score_b
     int64_t* rank_a
     int64_t* rank_b
+    int64_t* dense_b
     Py_ssize_t n
 
 
 cdef struct Work:
-    Item* a
+    Item* a                  # list A ranked (local document code in ``label``)
     Item* b
-    Item* tmp
-    int64_t* tree            # Fenwick tree, n + 1 counts
+    int64_t* dense           # dense score rank of each of B's positions
+    int64_t* where_b         # 1 + B's position of each local code (0: not in B's cut)
+    int64_t* tree            # Fenwick tree / counts, sized by the lists
     int64_t* grow            # overlap increments per depth
     Shared s
 
@@ -68,93 +72,67 @@ cdef inline int64_t tree_count(const int64_t* tree, Py_ssize_t i) noexcept nogil
     return total
 
 
-cdef Py_ssize_t ranked(Item* items, const int64_t* docs, const double* scores, const int64_t* keys,
-                       Py_ssize_t n, Py_ssize_t depth, const uint8_t* stop) noexcept nogil:
-    # The list in its strict order (doc code in ``label``), cut at depth (0: all).
+cdef void ranked(Item* items, const int64_t* docs, const double* scores, const int64_t* ties,
+                 Py_ssize_t n, const uint8_t* stop) noexcept nogil:
+    # The list in its strict order: score descending, then ``ties`` ascending.
     cdef Py_ssize_t i
     for i in range(n):
         items[i].score = scores[i]
         items[i].label = <double>docs[i]
-        items[i].key = keys[docs[i]]
+        items[i].key = ties[i]
     sort_items(items, n, 0, stop)
-    return n if depth == 0 or depth >= n else depth
 
 
-cdef void join(Work* w, Py_ssize_t na, Py_ssize_t nb, const uint8_t* stop) noexcept nogil:
-    # The shared documents, from both lists sorted by code (``tmp`` holds A's then B's).
-    cdef Py_ssize_t i, j = 0, m = 0
-    cdef Item* by_a = w.tmp
-    cdef Item* by_b = w.tmp + na
-    for i in range(na):
-        by_a[i].score = w.a[i].label
-        by_a[i].label = <double>(i + 1)
-        by_a[i].key = i
-    for i in range(nb):
-        by_b[i].score = w.b[i].label
-        by_b[i].label = <double>(i + 1)
-        by_b[i].key = i
-    sort_items(by_a, na, 0, stop)
-    sort_items(by_b, nb, 0, stop)
-    for i in range(na):
-        while j < nb and by_b[j].score > by_a[i].score:
-            j += 1
-        if j < nb and by_b[j].score == by_a[i].score:
-            w.s.rank_a[m] = <int64_t>by_a[i].label
-            w.s.rank_b[m] = <int64_t>by_b[j].label
-            w.s.score_a[m] = w.a[w.s.rank_a[m] - 1].score
-            w.s.score_b[m] = w.b[w.s.rank_b[m] - 1].score
+cdef void join(Work* w, Py_ssize_t ka, Py_ssize_t kb) noexcept nogil:
+    # The documents A's top ka and B's top kb share, in A's order: O(ka + kb) through
+    # ``where_b``, indexed by the query's local document codes (cleared again after).
+    cdef Py_ssize_t i, m = 0
+    cdef int64_t d
+    for i in range(kb):
+        w.where_b[<int64_t>w.b[i].label] = i + 1
+    for i in range(ka):
+        d = <int64_t>w.a[i].label
+        if w.where_b[d] > 0:
+            w.s.score_a[m] = w.a[i].score
+            w.s.rank_a[m] = i + 1
+            w.s.rank_b[m] = w.where_b[d]
+            w.s.dense_b[m] = w.dense[w.where_b[d] - 1]
             m += 1
+    for i in range(kb):
+        w.where_b[<int64_t>w.b[i].label] = 0
     w.s.n = m
 
 
-cdef double kendall(Work* w, bint tau_b, const uint8_t* stop) noexcept nogil:
-    # Knight's O(n log n) tau over the shared documents' scores.
-    cdef Py_ssize_t n = w.s.n, i, start, end, r
+cdef double kendall(Work* w, Py_ssize_t kb, bint tau_b) noexcept nogil:
+    # Knight's O(n log n) tau over the shared documents' scores: A's groups of equal scores
+    # in turn (the shared documents come in A's order), B's dense ranks in a Fenwick tree.
+    cdef Py_ssize_t n = w.s.n, i, start, end
+    cdef int64_t r
     cdef double pairs, ties_a = 0.0, ties_b = 0.0, concordant = 0.0, discordant = 0.0, c
-    cdef Item* by_b = w.tmp
     if n < 2:
         return NAN
-    # Dense ranks of B's scores (ascending), into the Fenwick tree's positions.
+    for i in range(kb + 1):
+        w.tree[i] = 0
     for i in range(n):
-        by_b[i].score = w.s.score_b[i]
-        by_b[i].label = 0.0
-        by_b[i].key = i
-    sort_items(by_b, n, 0, stop)
-    r = 0
-    for i in range(n):
-        if i > 0 and by_b[i].score != by_b[i - 1].score:
-            r += 1
-        w.s.rank_b[by_b[i].key] = r                 # descending dense rank: 0 is B's highest
-    start = 0
-    while start < n:
-        end = start + 1
-        while end < n and by_b[end].score == by_b[start].score:
-            end += 1
-        c = end - start
+        w.tree[w.s.dense_b[i]] += 1
+    for i in range(kb + 1):
+        c = <double>w.tree[i]
         ties_b += c * (c - 1) / 2
-        start = end
-    # Shared documents in A's score order (descending; B's rank breaks nothing here).
-    for i in range(n):
-        w.a[i].score = w.s.score_a[i]
-        w.a[i].label = 0.0
-        w.a[i].key = i
-    sort_items(w.a, n, 0, stop)
-    for i in range(n + 1):
         w.tree[i] = 0
     start = 0
     while start < n:
         end = start + 1
-        while end < n and w.a[end].score == w.a[start].score:
+        while end < n and w.s.score_a[end] == w.s.score_a[start]:
             end += 1
         c = end - start
         ties_a += c * (c - 1) / 2
         # Earlier groups rank above in A: concordant where B ranks them above too.
         for i in range(start, end):
-            r = w.s.rank_b[w.a[i].key]
+            r = w.s.dense_b[i]
             concordant += <double>tree_count(w.tree, r)
             discordant += <double>(start - tree_count(w.tree, r + 1))
         for i in range(start, end):
-            tree_add(w.tree, n, w.s.rank_b[w.a[i].key])
+            tree_add(w.tree, kb, w.s.dense_b[i])
         start = end
     pairs = n * (n - 1.0) / 2
     if not tau_b:
@@ -164,34 +142,19 @@ cdef double kendall(Work* w, bint tau_b, const uint8_t* stop) noexcept nogil:
     return (concordant - discordant) / sqrt((pairs - ties_a) * (pairs - ties_b))
 
 
-cdef double tau_ap(Work* w) noexcept nogil:
+cdef double tau_ap(Work* w, Py_ssize_t kb) noexcept nogil:
     # Yilmaz, Aslam & Robertson (SIGIR 2008): 2/(n-1) sum_{i>=2} C(i)/(i-1) - 1, i over A's
-    # strict order, C(i) the earlier documents that B ranks above the i-th too.
-    cdef Py_ssize_t n = w.s.n, i, j
+    # strict order, C(i) the earlier documents that B also ranks above the i-th.
+    cdef Py_ssize_t n = w.s.n, i
     cdef double total = 0.0
-    cdef Item* order = w.tmp
     if n < 2:
         return NAN
-    for i in range(n):
-        order[i].score = -<double>w.s.rank_a[i]
-        order[i].label = 0.0
-        order[i].key = i
-    sort_items(order, n, 0, NULL)
-    # B's ranks among the shared documents: positions 0..n-1 in B's order.
-    for i in range(n):
-        w.a[i].score = -<double>w.s.rank_b[i]
-        w.a[i].label = 0.0
-        w.a[i].key = i
-    sort_items(w.a, n, 0, NULL)
-    for i in range(n):
-        w.s.rank_b[w.a[i].key] = i
-    for i in range(n + 1):
+    for i in range(kb + 1):
         w.tree[i] = 0
     for i in range(n):
-        j = order[i].key
         if i > 0:
-            total += <double>tree_count(w.tree, w.s.rank_b[j]) / i
-        tree_add(w.tree, n, w.s.rank_b[j])
+            total += <double>tree_count(w.tree, w.s.rank_b[i] - 1) / i
+        tree_add(w.tree, kb, w.s.rank_b[i] - 1)
     return 2.0 * total / (n - 1) - 1.0
 
 
@@ -257,82 +220,100 @@ cdef double _harmonic_weights(double p, Py_ssize_t k) noexcept nogil:
 
 
 cdef struct Lists:
-    const int64_t* docs_a
+    const int64_t* docs_a        # local document codes: below the query's two lists' lengths
     const double* scores_a
+    const int64_t* ties_a        # per row: among equal scores, the lower ranks first
     const int64_t* docs_b
     const double* scores_b
-    const int64_t* keys
+    const int64_t* ties_b
+
+
+cdef void dense_ranks(Work* w, Py_ssize_t nb) noexcept nogil:
+    # B's dense score ranks by position (B ranked: scores descending).
+    cdef Py_ssize_t i
+    cdef int64_t r = 0
+    for i in range(nb):
+        if i > 0 and w.b[i].score != w.b[i - 1].score:
+            r += 1
+        w.dense[i] = r
 
 
 cdef void agree_query(Work* w, const Lists* x, Py_ssize_t a0, Py_ssize_t na, Py_ssize_t b0, Py_ssize_t nb,
                       const int32_t* kinds, const double* params, const int64_t* depths, Py_ssize_t n_measures,
                       double* out, const uint8_t* stop) noexcept nogil:
-    cdef Py_ssize_t m, ka, kb, s, l
+    cdef Py_ssize_t m, ka, kb
+    ranked(w.a, x.docs_a + a0, x.scores_a + a0, x.ties_a + a0, na, stop)
+    ranked(w.b, x.docs_b + b0, x.scores_b + b0, x.ties_b + b0, nb, stop)
+    dense_ranks(w, nb)
     for m in range(n_measures):
-        ka = ranked(w.a, x.docs_a + a0, x.scores_a + a0, x.keys, na, depths[m], stop)
-        kb = ranked(w.b, x.docs_b + b0, x.scores_b + b0, x.keys, nb, depths[m], stop)
-        join(w, ka, kb, stop)
+        ka = na if depths[m] == 0 or depths[m] >= na else depths[m]
+        kb = nb if depths[m] == 0 or depths[m] >= nb else depths[m]
+        join(w, ka, kb)
         if kinds[m] == TAU_A or kinds[m] == TAU_B:
-            out[m] = kendall(w, kinds[m] == TAU_B, stop)
+            out[m] = kendall(w, kb, kinds[m] == TAU_B)
         elif kinds[m] == TAU_AP:
-            out[m] = tau_ap(w)
+            out[m] = tau_ap(w, kb)
         else:
-            s, l = min(ka, kb), max(ka, kb)
-            overlap_growth(w, l)
-            out[m] = rbo(w.grow, s, l, params[m], kinds[m])
+            overlap_growth(w, max(ka, kb))
+            out[m] = rbo(w.grow, min(ka, kb), max(ka, kb), params[m], kinds[m])
 
 
 cdef int work_init(Work* w, Py_ssize_t longest) noexcept nogil:
-    # Buffers for lists of up to ``longest`` documents each (``tmp`` holds two).
+    # Buffers for lists of up to ``longest`` documents each (local codes below 2 longest).
     w.a = <Item*>malloc(longest * sizeof(Item))
     w.b = <Item*>malloc(longest * sizeof(Item))
-    w.tmp = <Item*>malloc(2 * longest * sizeof(Item))
+    w.dense = <int64_t*>malloc(longest * sizeof(int64_t))
+    w.where_b = <int64_t*>calloc(2 * longest, sizeof(int64_t))
     w.tree = <int64_t*>malloc((longest + 1) * sizeof(int64_t))
     w.grow = <int64_t*>malloc((longest + 1) * sizeof(int64_t))
     w.s.score_a = <double*>malloc(longest * sizeof(double))
-    w.s.score_b = <double*>malloc(longest * sizeof(double))
     w.s.rank_a = <int64_t*>malloc(longest * sizeof(int64_t))
     w.s.rank_b = <int64_t*>malloc(longest * sizeof(int64_t))
-    return (w.a == NULL or w.b == NULL or w.tmp == NULL or w.tree == NULL or w.grow == NULL
-            or w.s.score_a == NULL or w.s.score_b == NULL or w.s.rank_a == NULL or w.s.rank_b == NULL)
+    w.s.dense_b = <int64_t*>malloc(longest * sizeof(int64_t))
+    return (w.a == NULL or w.b == NULL or w.dense == NULL or w.where_b == NULL or w.tree == NULL
+            or w.grow == NULL or w.s.score_a == NULL or w.s.rank_a == NULL or w.s.rank_b == NULL
+            or w.s.dense_b == NULL)
 
 
 cdef void work_free(Work* w) noexcept nogil:
     free(w.a)
     free(w.b)
-    free(w.tmp)
+    free(w.dense)
+    free(w.where_b)
     free(w.tree)
     free(w.grow)
     free(w.s.score_a)
-    free(w.s.score_b)
     free(w.s.rank_a)
     free(w.s.rank_b)
+    free(w.s.dense_b)
 
 
 def agree_range(tuple lists, tuple measures, Py_ssize_t q_start, Py_ssize_t q_stop, double[:, ::1] out,
                 const uint8_t[::1] stop=None):
     """Every measure of ``measures`` for queries ``q_start:q_stop`` into ``out[q, m]``.
 
-    ``lists`` is ``(a_ptr, docs_a, scores_a, b_ptr, docs_b, scores_b, keys)``: query q's
-    list A is rows ``a_ptr[q]:a_ptr[q + 1]`` of (document code, score), list B likewise,
-    each document once per list, codes below 2**53; ``keys[code]`` orders tied scores (the
-    lower first). ``measures`` is ``(kinds, params, depths)``: this module's measure codes,
-    RBO's persistence p, and each measure's depth (0: whole lists).
+    ``lists`` is ``(a_ptr, docs_a, scores_a, ties_a, b_ptr, docs_b, scores_b, ties_b)``:
+    query q's list A is rows ``a_ptr[q]:a_ptr[q + 1]`` of (document code, score, tie key),
+    list B likewise; a query's document codes are local to it (each document once per
+    list, codes below the two lists' total length), and among equal scores the lower tie
+    key ranks first. ``measures`` is ``(kinds, params, depths)``: this module's measure
+    codes, RBO's persistence p, and each measure's depth (0: whole lists).
     """
-    cdef const int64_t[::1] a_ptr, docs_a, b_ptr, docs_b, keys, depths
+    cdef const int64_t[::1] a_ptr, docs_a, ties_a, b_ptr, docs_b, ties_b, depths
     cdef const double[::1] scores_a, scores_b, params
     cdef const int32_t[::1] kinds
     cdef Lists x
     cdef Work w
     cdef Py_ssize_t q, longest = 1
     cdef const uint8_t* flag = flag_of(stop)
-    a_ptr, docs_a, scores_a, b_ptr, docs_b, scores_b, keys = lists
+    a_ptr, docs_a, scores_a, ties_a, b_ptr, docs_b, scores_b, ties_b = lists
     kinds, params, depths = measures
     x.docs_a = &docs_a[0] if docs_a.shape[0] else NULL
     x.scores_a = &scores_a[0] if scores_a.shape[0] else NULL
+    x.ties_a = &ties_a[0] if ties_a.shape[0] else NULL
     x.docs_b = &docs_b[0] if docs_b.shape[0] else NULL
     x.scores_b = &scores_b[0] if scores_b.shape[0] else NULL
-    x.keys = &keys[0] if keys.shape[0] else NULL
+    x.ties_b = &ties_b[0] if ties_b.shape[0] else NULL
     for q in range(q_start, q_stop):
         longest = max(longest, a_ptr[q + 1] - a_ptr[q], b_ptr[q + 1] - b_ptr[q])
     if work_init(&w, longest):

@@ -66,7 +66,7 @@ def _measures(names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _compute(lists: tuple[np.ndarray, ...], names: list[str], n_threads: int | None) -> np.ndarray:
     measures = _measures(names)
-    a_ptr, b_ptr = lists[0], lists[3]
+    a_ptr, b_ptr = lists[0], lists[4]
     n_queries = a_ptr.shape[0] - 1
     out = np.empty((n_queries, len(names)))
     cost = a_ptr + b_ptr
@@ -79,19 +79,42 @@ def _compute(lists: tuple[np.ndarray, ...], names: list[str], n_threads: int | N
 
 
 def _grouped(run: Run, query_map: np.ndarray, doc_map: np.ndarray,
-             queries: np.ndarray) -> tuple[np.ndarray, ...]:
+             queries: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The run's rows of ``queries`` (union codes), grouped in that order: (indptr, docs, scores)."""
     c = run._text_columns()
-    query = query_map[c.query_codes]
-    position = np.full(int(query_map.max(initial=-1)) + 2 if query.size else 1, -1, dtype=np.int64)
+    position = np.full(int(query_map.max(initial=-1)) + 1, -1, dtype=np.int64)
     position[queries] = np.arange(queries.shape[0])
-    slot = position[query] if query.size else query
+    slot = position[query_map[c.query_codes]]
     keep = slot >= 0
     order = np.argsort(slot[keep], kind="stable")
     counts = np.bincount(slot[keep], minlength=queries.shape[0])
     indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     docs = doc_map[c.doc_codes][keep][order].astype(np.int64)
-    return indptr, np.ascontiguousarray(docs), np.ascontiguousarray(c.values[keep][order], dtype=np.float64)
+    return indptr, docs, c.values[keep][order].astype(np.float64)
+
+
+def _local(a_ptr: np.ndarray, docs_a: np.ndarray, b_ptr: np.ndarray,
+           docs_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's document codes renumbered 0, 1, ... within the query (the kernel's join
+    indexes an array by them): one sort of all rows by (query, code)."""
+    query = np.concatenate([np.repeat(np.arange(a_ptr.shape[0] - 1), np.diff(a_ptr)),
+                            np.repeat(np.arange(b_ptr.shape[0] - 1), np.diff(b_ptr))])
+    docs = np.concatenate([docs_a, docs_b])
+    order = np.lexsort((docs, query))
+    q, d = query[order], docs[order]
+    new = np.concatenate(([True], (q[1:] != q[:-1]) | (d[1:] != d[:-1]))) if q.size else np.zeros(0, bool)
+    group = np.cumsum(new) - 1
+    first = np.concatenate(([True], q[1:] != q[:-1])) if q.size else np.zeros(0, bool)
+    local = np.empty_like(docs)
+    local[order] = group - np.maximum.accumulate(np.where(first, group, 0))
+    return local[:docs_a.shape[0]], local[docs_a.shape[0]:]
+
+
+def _lists(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], keys: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The kernel's view of two grouped lists (indptr, global codes, scores), ties from ``keys``."""
+    local_a, local_b = _local(a[0], a[1], b[0], b[1])
+    return (a[0], local_a, np.ascontiguousarray(a[2]), np.ascontiguousarray(keys[a[1]]),
+            b[0], local_b, np.ascontiguousarray(b[2]), np.ascontiguousarray(keys[b[1]]))
 
 
 def _from_runs(a: Run, b: Run) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
@@ -104,7 +127,7 @@ def _from_runs(a: Run, b: Run) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
                          f"run_b {len(cb.queries)})")
     shared = shared[np.argsort(queries.byte_order()[shared], kind="stable")]
     keys = (len(docs) - 1 - docs.byte_order()).astype(np.int64)   # document id descending, as trec_eval
-    lists = (*_grouped(a, qa, da, shared), *_grouped(b, qb, db, shared), keys)
+    lists = _lists(_grouped(a, qa, da, shared), _grouped(b, qb, db, shared), keys)
     return lists, queries.to_numpy()[shared]
 
 
@@ -121,10 +144,8 @@ def _from_arrays(a: ArrayLike, b: ArrayLike) -> tuple[tuple[np.ndarray, ...], np
     x2, y2 = np.atleast_2d(x).astype(np.float64), np.atleast_2d(y).astype(np.float64)
     n_queries, n_items = x2.shape
     indptr = np.arange(0, (n_queries + 1) * n_items, n_items, dtype=np.int64)
-    docs = np.tile(np.arange(n_items, dtype=np.int64), n_queries)
-    keys = np.arange(n_items, dtype=np.int64)                     # ties: the lower index first
-    lists = (indptr, docs, x2.ravel(), indptr, docs, y2.ravel(), keys)
-    return lists, np.arange(n_queries)
+    items = np.tile(np.arange(n_items, dtype=np.int64), n_queries)    # local codes; ties: lower index first
+    return (indptr, items, x2.ravel(), items, indptr, items, y2.ravel(), items), np.arange(n_queries)
 
 
 def agreement(run_a: Run | ArrayLike, run_b: Run | ArrayLike, measures: str | Iterable[str] = ("tau_b",), *,
@@ -223,8 +244,8 @@ def system_agreement(a: Mapping[str, float], b: Mapping[str, float],
         raise ValueError(f"system_agreement needs at least 2 systems, got {len(x)}")
     names = metric_names(measures, "agreement measure")
     systems, codes = StringTable.from_strings(list(x))
-    keys = (len(systems) - 1 - systems.byte_order()).astype(np.int64)
+    ties = (len(systems) - 1 - systems.byte_order()).astype(np.int64)[codes]
     indptr = np.array([0, len(x)], dtype=np.int64)
-    docs = codes.astype(np.int64)
-    lists = (indptr, docs, np.array(list(x.values())), indptr, docs, np.array([y[s] for s in x]), keys)
+    docs = np.arange(len(x), dtype=np.int64)
+    lists = (indptr, docs, np.array(list(x.values())), ties, indptr, docs, np.array([y[s] for s in x]), ties)
     return dict(zip(names, _compute(lists, names, 1)[0].tolist(), strict=True))
