@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import warnings
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import partial
@@ -23,7 +24,7 @@ from ._group import group_by_query, run_starts
 from .duplicates import duplicate_message, first_duplicate_rows
 from .parallel import run_alone
 
-__all__ = ["Batch", "as_array", "as_batch", "as_indptr", "as_integers", "as_real", "as_scores",
+__all__ = ["Batch", "as_array", "as_batch", "as_host", "as_indptr", "as_integers", "as_real", "as_scores",
            "bad_label_message", "check_choice", "check_exact_integers", "check_flag", "check_ties",
            "check_level", "check_max_grade", "check_weights", "nan_scores_message", "position",
            "repeated_document", "rows_contiguous", "value_error"]
@@ -171,8 +172,64 @@ def as_integers(values: Any, name: str, allowed: str, error: type[Exception] = V
     raise error(f"{name} must {what} {allowed}; got {_shown(leaves[i])}{_at(arr.shape, i)}")
 
 
+# DLPack's device types (dlpack.h, DLDeviceType), for messages.
+_DEVICES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 9: "vpi", 10: "rocm",
+            11: "rocm_host", 13: "cuda_managed", 14: "oneapi", 15: "webgpu", 16: "hexagon", 17: "maia"}
+_CPU = 1
+
+
+def _from_dlpack(values: Any, name: str) -> np.ndarray | None:
+    """A DLPack producer (PyTorch, JAX, CuPy, ...) as a NumPy array: read in place on the CPU,
+    copied to host memory once (with a warning saying so) from another device. None when
+    NumPy cannot take it through DLPack (another dtype, a tensor that requires grad, ...),
+    for ``np.asarray`` to try."""
+    try:
+        device, index = values.__dlpack_device__()
+    except Exception:  # a producer that cannot say where it lives: not through DLPack
+        return None
+    if device == _CPU:
+        try:
+            return np.from_dlpack(values)
+        except (BufferError, TypeError, RuntimeError, ValueError):
+            return None
+    where = f"{_DEVICES.get(int(device), f'device type {device}')}:{index}"
+    try:
+        arr = np.from_dlpack(values, device="cpu", copy=True)
+    except (BufferError, TypeError, RuntimeError, ValueError, NotImplementedError):
+        raise TypeError(f"{name} is an array on {where}, and rankwise computes in host memory: copy it "
+                        f"there first ({name}.cpu() in PyTorch, cupy.asnumpy({name}), numpy.asarray({name}) "
+                        "for JAX)") from None
+    warnings.warn(f"{name} is an array on {where}: rankwise copied it to host memory once "
+                  f"({arr.nbytes:,} bytes); pass a host array to avoid the copy", stacklevel=4)
+    return arr
+
+
+def _is_dlpack(values: Any) -> bool:
+    return (type(values) is not np.ndarray and hasattr(values, "__dlpack__")
+            and hasattr(values, "__dlpack_device__"))
+
+
+def as_host(values: Any, name: str) -> Any:
+    """``values`` itself, or a DLPack producer (a PyTorch, JAX, CuPy array ...) as a NumPy
+    array: for an argument that takes other layouts too (lists, mappings, frames)."""
+    return as_array(values, name) if _is_dlpack(values) else values
+
+
 def _asarray(values: Any, name: str, ragged: str | None = None) -> np.ndarray:
-    """``np.asarray``, masked arrays and ragged lists refused with errors naming ``name``."""
+    """``np.asarray``, masked arrays and ragged lists refused with errors naming ``name``;
+    DLPack producers read without a copy where they live in host memory."""
+    if _is_dlpack(values):
+        arr = _from_dlpack(values, name)
+        if arr is not None:
+            return arr
+        if getattr(values, "requires_grad", False):
+            raise TypeError(f"{name} is a tensor that requires grad: pass {name}.detach() (rankwise reads "
+                            "its values, never its graph)")
+        try:
+            return np.asarray(values)
+        except (TypeError, RuntimeError, BufferError):
+            raise TypeError(f"{name} holds {getattr(values, 'dtype', 'a type')}, which NumPy cannot hold: "
+                            f"convert it first (e.g. {name}.float() in PyTorch)") from None
     if type(values) is not np.ndarray and isinstance(values, np.ma.MaskedArray):
         if np.ma.is_masked(values):
             raise ValueError(f"{name} is a masked array with masked entries, which rankwise would read "

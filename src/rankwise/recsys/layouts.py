@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core.parallel import effective_n_threads, run_over_queries
 from .._core.sparse import Csr, as_csr, is_sparse
-from .._core.validation import as_array, as_integers
+from .._core.validation import as_array, as_host, as_integers
 from ._topk import evaluate_range
 
 __all__ = ["Lists", "align", "as_recommended", "as_relevant", "check_n_items", "code_items", "list_error",
@@ -78,6 +78,7 @@ def _item_ids(values: Any, name: str, labels: bool = False) -> np.ndarray:
 
 def recommended_layout(recommended: Any, name: str = "recommended") -> Lists:
     """``recommended`` as Lists, its layout checked but not yet its ids (``scan_lists`` does)."""
+    recommended = as_host(recommended, name)
     if _is_frame(recommended):
         return _lists_of_frame(recommended, name)
     if isinstance(recommended, (list, tuple)):
@@ -246,6 +247,7 @@ def as_relevant(relevant: Any, name: str = "relevant", *,
     The Csr's width is the matrix's, else ``n_items``, else the largest id + 1. Dicts and
     DataFrames may name items by strings (labels).
     """
+    relevant = as_host(relevant, name)
     if is_sparse(relevant) or isinstance(relevant, np.ndarray):
         csr = as_csr(relevant, name)
         if n_items is not None and n_items != csr.shape[1]:

@@ -33,7 +33,7 @@ from .._core.duplicates import duplicate_message, first_duplicate_codes
 from .._core.parallel import effective_n_threads, run_alone, run_over_queries
 from .._core.results import Results, mean_over_queries
 from .._core.strings import StringTable
-from .._core.validation import as_array, as_real, check_choice, check_flag, value_error
+from .._core.validation import as_array, as_host, as_real, check_choice, check_flag, value_error
 from ._trec import (
     ideal_dcg,
     judge,
@@ -201,6 +201,8 @@ def _from_arrays(query_ids: Any, doc_ids: Any, values: ArrayLike, what: str, cop
     threads = effective_n_threads(n_threads)
     context = context or f"{what}.from_arrays"
     names = tuple(f"{context}: {label}" for label in labels)
+    query_ids, doc_ids = as_host(query_ids, names[0]), as_host(doc_ids, names[1])
+    values = as_host(values, names[2])
     queries, docs = as_ids(query_ids, names[0], copy), as_ids(doc_ids, names[1], copy)
     numbers = _values_array(values, names[2])
     n = numbers.shape[0]
