@@ -157,6 +157,55 @@ class Ranks:
         return ranks
 
     @classmethod
+    def from_counts(cls, greater: ArrayLike, equal: ArrayLike | None = None,
+                    n_candidates: ArrayLike | None = None, *,
+                    greater_equal: ArrayLike | None = None) -> Ranks:
+        """Wrap counts computed elsewhere: PyKEEN's or OGB's, from a GPU, from a cluster.
+
+        Parameters
+        ----------
+        greater : array-like of int
+            Candidates scoring strictly higher than the true answer, per query (OGB's
+            ``(y_pred_neg > y_pred_pos).sum(1)``).
+        equal : array-like of int, optional
+            Other candidates tied with it, the true answer not counted; or instead
+        greater_equal : array-like of int, optional
+            Candidates other than the true answer scoring at least as high (OGB's
+            ``(y_pred_neg >= y_pred_pos).sum(1)``): ``equal = greater_equal - greater``.
+            PyKEEN's ``(all_scores >= true_score).sum()`` counts the true answer too: pass
+            it minus 1. Without either, nothing is tied.
+        n_candidates : array-like of int, optional
+            C, the candidates including the true answer (PyKEEN's ``number_of_options``;
+            OGB's number of negatives plus 1), one per query or one for all: needed by the
+            chance-adjusted metrics.
+
+        Examples
+        --------
+        >>> import numpy as np, rankwise as rw
+        >>> pos, neg = np.array([0.5, 0.2]), np.array([[0.9, 0.5, 0.1], [0.1, 0.0, 0.3]])
+        >>> ranks = rw.Ranks.from_counts((neg > pos[:, None]).sum(1), n_candidates=[4, 4],
+        ...                              greater_equal=(neg >= pos[:, None]).sum(1))
+        >>> ranks.optimistic, ranks.pessimistic, ranks.realistic
+        (array([2, 2]), array([3, 2]), array([2.5, 2. ]))
+        """
+        if equal is not None and greater_equal is not None:
+            raise ValueError("pass equal or greater_equal (the ties, counted two ways), not both")
+        if n_candidates is not None and np.ndim(n_candidates) == 0:    # one C for every query
+            n_candidates = np.full(np.shape(as_array(greater, "greater")), n_candidates)
+        if greater_equal is not None:
+            above = _as_counts(greater, "greater", 0)
+            at_least = _as_counts(greater_equal, "greater_equal", 0)
+            if at_least.shape != above.shape:
+                raise ValueError(f"greater_equal has {at_least.shape[0]} values, greater has "
+                                 f"{above.shape[0]}")
+            if np.any(at_least < above):
+                i = int(np.flatnonzero(at_least < above)[0])
+                raise ValueError(f"greater_equal must be at least greater (it counts them too); query {i} "
+                                 f"has greater_equal {at_least[i]} < greater {above[i]}")
+            return cls(above, at_least - above, n_candidates)
+        return cls(greater, equal, n_candidates)
+
+    @classmethod
     def from_ranks(cls, ranks: ArrayLike, n_candidates: ArrayLike | None = None) -> Ranks:
         """Wrap ranks computed elsewhere (1 = best), with no ties among them.
 
