@@ -36,9 +36,11 @@ ROOT = Path(rankwise.__file__).resolve().parent
 # The engine adapters are top-level modules: ``_engines`` (what they share) below ``spark`` and ``dask``;
 # so is ``plot``, the figures, which the command line draws with.
 LAYERS = {"_core": 0, "lists": 1, "ranks": 1, "trec": 2, "recsys": 2, "diversity": 3, "fusion": 3,
-          "agreement": 3, "stats": 4, "plot": 5, "_engines": 6, "cli": 6, "spark": 7, "dask": 7}
+          "agreement": 3, "stats": 4, "plot": 5, "_engines": 6, "cli": 6, "ir_measures": 6, "spark": 7,
+          "dask": 7}
 
-LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard", "matplotlib", "tqdm", "distributed")
+LAZY_ALLOWED = ("pandas", "pyarrow", "polars", "scipy", "zstandard", "matplotlib", "tqdm", "distributed",
+                "ir_measures")
 
 
 def module_name(path: Path) -> str:
