@@ -205,7 +205,8 @@ def _from_dlpack(values: Any, name: str) -> np.ndarray | None:
 
 
 def _is_dlpack(values: Any) -> bool:
-    return (type(values) is not np.ndarray and hasattr(values, "__dlpack__")
+    # NumPy arrays (masked ones included, whose mask DLPack would drop) take NumPy's path.
+    return (not isinstance(values, np.ndarray) and hasattr(values, "__dlpack__")
             and hasattr(values, "__dlpack_device__"))
 
 
