@@ -588,6 +588,8 @@ cdef class Parser:
     :meth:`prepare`, :meth:`intern_docs` over partition groups (threads), :meth:`commit`;
     then :meth:`finish`. Blank lines and lines whose first non-blank byte is ``#`` are
     skipped; qrels lines need exactly 4 fields, run lines at least 6 (more are ignored).
+    With ``subtopics`` (qrels ``topic subtopic docno grade``), the id interned per line is the
+    span ``subtopic docno``, for Python to split (``io.split_subtopics``).
     """
     cdef bint run
     cdef int id_field
