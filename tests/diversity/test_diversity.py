@@ -196,3 +196,33 @@ def test_results_find_other_spellings():
     qrels = rw.Qrels.from_dict({"q": {"1": {"a": 1}}}, subtopics=True)
     res = rw.evaluate_diversity(qrels, rw.Run.from_dict({"q": {"a": 1.0}}), ["alpha-nDCG@5"])
     assert res["alpha_nDCG@5"][0] == 1.0 and res.mean() == {"alpha-nDCG@5": 1.0}
+
+
+def test_to_dict_round_trip_and_write_refused(tmp_path):
+    nested = {"q1": {"1": {"d1": 1.0, "d2": 0.0}, "2": {"d1": 2.0}}, "q2": {"a": {"d3": 1.0}}}
+    qrels = rw.Qrels.from_dict(nested, subtopics=True)
+    assert qrels.to_dict() == nested
+    assert rw.Qrels.from_dict({"q": {"d": 1}}).to_dict() == {"q": {"d": 1.0}}
+    with pytest.raises(ValueError, match="writing subtopic qrels is not supported"):
+        qrels.write(tmp_path / "out.qrels")
+
+
+def test_integer_ids_in_the_run():
+    qrels = rw.Qrels.from_dict({1: {1: {10: 1, 11: 1}, 2: {12: 1}}, 2: {1: {10: 1}}}, subtopics=True)
+    run = rw.Run.from_arrays(np.array([1, 1, 1, 3]), np.array([12, 10, 11, 10]), np.array([3.0, 2.0, 1.0, 1.0]))
+    res = rw.evaluate_diversity(qrels, run, ["StRecall@2", "P_IA@3"])
+    assert list(res.query_ids) == ["1"]
+    assert res["StRecall@2"].tolist() == [1.0] and res["P_IA@3"].tolist() == [0.5]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (b"1 1 d1\n", "line 1: a qrels line needs 4 fields"),
+    (b"1 1 d1 1\n1 1 d2 1 x\n", "line 2: a qrels line has exactly 4 fields"),
+    (b"1 \xff d1 1\n", r"line 1: subtopic and docno '\\xff d1' is not valid UTF-8"),
+    (b"1 1 d1 x\n", "line 1: relevance 'x' is not a number"),
+])
+def test_bad_subtopic_lines(tmp_path, text, message):
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(text)
+    with pytest.raises(ValueError, match=message):
+        rw.Qrels.read(path, subtopics=True)

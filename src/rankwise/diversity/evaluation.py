@@ -137,9 +137,11 @@ def _run_side(qrels: TrecColumns, run: TrecColumns, topics: _Topics) -> _RunSide
     width = max(len(qrels.docs), 1)
     wanted = topic_of[order] * width + judged
     known = topics.doc_query * width + topics.doc_code
-    at = np.minimum(np.searchsorted(known, wanted), max(known.shape[0] - 1, 0))
-    found = (judged >= 0) & (known.shape[0] > 0) & (known[at] == wanted if known.shape[0] else False)
-    rows = np.where(found, at, -1).astype(np.int64)
+    rows = np.full(order.shape[0], -1, dtype=np.int64)
+    if known.shape[0]:
+        at = np.minimum(np.searchsorted(known, wanted), known.shape[0] - 1)
+        hit = (judged >= 0) & (known[at] == wanted)
+        rows[hit] = at[hit]
     return _RunSide(evaluated, run_ptr, np.ascontiguousarray(run.values[order], dtype=np.float64),
                     keys.astype(np.int64), rows)
 

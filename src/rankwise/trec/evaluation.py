@@ -546,6 +546,26 @@ class Qrels(_TrecData):
             raise TypeError(f"subtopics must be True or False, got {subtopics!r}")
         return cls(_from_subtopic_dict(qrels) if subtopics else _from_dict(qrels, "Qrels"))
 
+    def to_dict(self) -> dict[Any, Any]:
+        """``{query_id: {doc_id: relevance}}``, or ``{query_id: {subtopic_id: {doc_id: grade}}}`` for
+        subtopic qrels (:attr:`has_subtopics`), as :meth:`from_dict` takes them back.
+
+        Examples
+        --------
+        >>> import rankwise as rw
+        >>> rw.Qrels.from_dict({"q1": {"1": {"d1": 1}, "2": {"d1": 0}}}, subtopics=True).to_dict()
+        {'q1': {'1': {'d1': 1.0}, '2': {'d1': 0.0}}}
+        """
+        c = self._columns
+        if not isinstance(c, TrecColumns) or c.subtopics is None:
+            return super().to_dict()
+        queries, subtopics, docs = c.queries.to_numpy(), c.subtopics[0].to_numpy(), c.docs.to_numpy()
+        out: dict[Any, Any] = {}
+        for q, s, d, v in zip(queries[c.query_codes], subtopics[c.subtopics[1]], docs[c.doc_codes],
+                              c.values.tolist(), strict=True):
+            out.setdefault(q, {}).setdefault(s, {})[d] = v
+        return out
+
     @property
     def has_subtopics(self) -> bool:
         """Whether these are subtopic qrels (``topic subtopic docno grade``; ``subtopics=True``)."""
@@ -616,6 +636,9 @@ class Qrels(_TrecData):
         "rankwise[zstd]"``). Relevance is written so that it reads back exactly. A name
         ending in ``.parquet`` writes Parquet (:meth:`to_arrow`'s table; needs pyarrow).
         """
+        if self.has_subtopics:
+            raise ValueError("writing subtopic qrels is not supported; to_dict() gives "
+                             "{query_id: {subtopic_id: {doc_id: grade}}}")
         if is_parquet_name(path):
             write_parquet(path, self.to_arrow())
         else:

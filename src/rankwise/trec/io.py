@@ -286,7 +286,8 @@ def _read(source: Source, run: bool, progress: bool | None, subtopics: bool = Fa
     columns = TrecColumns(StringTable._trusted(query_data, query_offsets), query_codes,
                           StringTable._trusted(doc_data, doc_offsets), doc_codes, values, skips=skips)
     problems = [p for p in (_check_utf8(path, columns.queries, query_codes, columns, "query id"),
-                            _check_utf8(path, columns.docs, doc_codes, columns, "docno")) if p is not None]
+                            _check_utf8(path, columns.docs, doc_codes, columns,
+                                        "subtopic and docno" if subtopics else "docno")) if p is not None]
     if problems:
         raise ValueError(min(problems)[1])
     if run:
