@@ -226,3 +226,22 @@ def test_bad_subtopic_lines(tmp_path, text, message):
     path.write_bytes(text)
     with pytest.raises(ValueError, match=message):
         rw.Qrels.read(path, subtopics=True)
+
+
+def test_against_ir_measures():
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")          # ir_measures' provider of these measures
+    qrels, run = _case(5, n_queries=6, ties=False)
+    names = ["alpha_nDCG@10", "ERR_IA@5", "nERR_IA@20", "alpha_DCG@10", "NRBP", "nNRBP", "AP_IA", "P_IA@10",
+             "StRecall@10"]
+    res = rw.evaluate_diversity(rw.Qrels.from_dict(qrels, subtopics=True), rw.Run.from_dict(run), names)
+    judgements = [ir_measures.Qrel(q, d, g, s) for q, topic in qrels.items() for s, grades in topic.items()
+                  for d, g in grades.items()]
+    theirs = {(m.query_id, str(m.measure)): m.value
+              for m in ir_measures.iter_calc([ir_measures.parse_measure(n) for n in names], judgements, run)}
+    for i, query in enumerate(res.query_ids):
+        for name in names:
+            if name == "nNRBP" and math.isnan(theirs[query, name]):
+                assert res[name][i] == 0.0      # a topic without a relevant document: 0/0 in ndeval
+            else:
+                assert math.isclose(res[name][i], theirs[query, name], rel_tol=1e-9, abs_tol=1e-12), (query, name)
