@@ -77,9 +77,10 @@ cdef void gains(const Topic* t, Work* w, const Item* ranked, Py_ssize_t n, doubl
         out[i] = score
 
 
-cdef Py_ssize_t ideal(const Topic* t, Work* w, int64_t depth) noexcept nogil:
+cdef Py_ssize_t ideal(const Topic* t, Work* w, int64_t depth, const uint8_t* flag) noexcept nogil:
     """ndeval's idealResult to ``depth`` ranks: the relevant document of most gain next, ties to the
-    larger key; its gains into ``w.ideal_gain``. Documents of no relevance add nothing after them."""
+    larger key; its gains into ``w.ideal_gain``. Documents of no relevance add nothing after them.
+    Quadratic in the topic's relevant documents, as ndeval's: the flag is polled at every rank."""
     cdef int64_t m = t.hi - t.lo, rank, r, best, j
     cdef double score, best_score
     depth = min(depth, m)
@@ -88,6 +89,8 @@ cdef Py_ssize_t ideal(const Topic* t, Work* w, int64_t depth) noexcept nogil:
     for r in range(m):
         w.picked[r] = 0
     for rank in range(depth):
+        if stopped(flag):
+            return rank
         best, best_score = -1, 0.0
         for r in range(m):
             if w.picked[r]:
@@ -197,7 +200,7 @@ cdef void topic_measures(Topic* t, Work* w, const int64_t* ptr, const double* sc
     sort_items(w.items, n, 0, flag)
     gains(t, w, w.items, n, w.run_gain)
     if ideal_depth > 0:
-        m = ideal(t, w, ideal_depth)
+        m = ideal(t, w, ideal_depth, flag)
     for i in range(n_specs):
         out[i] = measure(t, w, n, m, kinds[i], cutoffs[i], flag)
 
