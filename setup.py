@@ -36,7 +36,7 @@ DIRECTIVES = {
 KERNELS = ["_core._enums", "_core._sort", "_core._intern", "_core._duplicates", "_core._exact",
            "_core._group", "_core._sparse", "lists._listwise", "ranks._count", "ranks._chance", "trec._text",
            "trec._ids", "trec._trec", "_core._resample", "recsys._select",
-           "recsys._topk", "fusion._fuse", "agreement._agreement"]
+           "recsys._topk", "fusion._fuse", "agreement._agreement", "diversity._diversity"]
 
 # Compiler types of setuptools that drive gcc or clang (gcc-style options).
 GCC_LIKE = {"unix", "mingw32", "cygwin"}

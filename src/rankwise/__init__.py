@@ -7,6 +7,7 @@
 from ._core.bootstrap import MeanInterval
 from ._core.results import Results
 from .agreement import agreement, system_agreement
+from .diversity import evaluate_diversity
 from .fusion import fuse, fuse_scores
 from .lists import (
     Accumulator,
@@ -58,6 +59,7 @@ __all__ = [
     "dcg",
     "err",
     "evaluate",
+    "evaluate_diversity",
     "evaluate_topk",
     "fuse",
     "fuse_scores",

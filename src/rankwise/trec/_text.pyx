@@ -385,8 +385,12 @@ cdef inline int new_query(Piece* pc, const uint8_t* buf, Py_ssize_t start, Py_ss
 
 
 cdef inline int tokenize_line(Piece* pc, const uint8_t* buf, bint run, Py_ssize_t p, Py_ssize_t eol,
-                              bint ends_line) noexcept nogil:
-    """One data line from p (its first field) to eol (a newline if ``ends_line``); 0, or the error in ``pc.out``."""
+                              bint ends_line, int id_field) noexcept nogil:
+    """One data line from p (its first field) to eol (a newline if ``ends_line``); 0, or the error in ``pc.out``.
+
+    The id interned is fields ``id_field`` to 2 (the docno): for subtopic qrels (``id_field``
+    1) the span ``subtopic docno``, which Python splits at its blanks.
+    """
     cdef int need = RUN_FIELDS if run else QRELS_FIELDS, value_field = 4 if run else 3, nf = 0
     cdef Py_ssize_t starts[RUN_FIELDS]
     cdef Py_ssize_t stops[RUN_FIELDS]
@@ -410,9 +414,9 @@ cdef inline int tokenize_line(Piece* pc, const uint8_t* buf, bint run, Py_ssize_
         # trec_eval keeps the runid of the last line read.
         pc.name.start, pc.name.length = starts[5], stops[5] - starts[5]
     pc.values[pc.rows] = value
-    pc.doc_start[pc.rows] = starts[2]
-    pc.doc_length[pc.rows] = stops[2] - starts[2]
-    pc.doc_hash[pc.rows] = hash_bytes(buf + starts[2], stops[2] - starts[2])
+    pc.doc_start[pc.rows] = starts[id_field]
+    pc.doc_length[pc.rows] = stops[2] - starts[id_field]
+    pc.doc_hash[pc.rows] = hash_bytes(buf + starts[id_field], stops[2] - starts[id_field])
     pc.rows += 1
     return 0
 
@@ -424,7 +428,7 @@ cdef void piece_reset(Piece* pc) noexcept nogil:
     memset(&pc.out, 0, sizeof(Outcome))
 
 
-cdef int tokenize_piece(Piece* pc, const uint8_t* buf, bint run, const uint8_t* flag) noexcept nogil:
+cdef int tokenize_piece(Piece* pc, const uint8_t* buf, bint run, int id_field, const uint8_t* flag) noexcept nogil:
     """Tokenize ``buf[pc.start:pc.stop]``; 0, STOPPED, or an error in ``pc.out``."""
     cdef Py_ssize_t pos = pc.start, eol, p
     cdef const uint8_t* nl
@@ -444,7 +448,7 @@ cdef int tokenize_piece(Piece* pc, const uint8_t* buf, bint run, const uint8_t* 
                 pc.out.error = NO_MEMORY
                 return NO_MEMORY
             continue
-        if tokenize_line(pc, buf, run, p, eol, nl != NULL) != 0:
+        if tokenize_line(pc, buf, run, p, eol, nl != NULL, id_field) != 0:
             return pc.out.error
     return 0
 
@@ -584,8 +588,11 @@ cdef class Parser:
     :meth:`prepare`, :meth:`intern_docs` over partition groups (threads), :meth:`commit`;
     then :meth:`finish`. Blank lines and lines whose first non-blank byte is ``#`` are
     skipped; qrels lines need exactly 4 fields, run lines at least 6 (more are ignored).
+    With ``subtopics`` (qrels ``topic subtopic docno grade``), the id interned per line is the
+    span ``subtopic docno``, for Python to split (``io.split_subtopics``).
     """
     cdef bint run
+    cdef int id_field
     cdef Interner queries
     cdef Arena query_bytes
     cdef Interner docs[PARTITIONS]
@@ -598,9 +605,10 @@ cdef class Parser:
     cdef readonly int64_t rows, lines
     cdef public object query_codes, doc_codes, values
 
-    def __cinit__(self, bint run, Py_ssize_t max_pieces):
+    def __cinit__(self, bint run, Py_ssize_t max_pieces, bint subtopics=False):
         cdef int p, failed
         self.run = run
+        self.id_field = 1 if subtopics else 2
         self.pieces = <Piece*>calloc(max(max_pieces, 1), sizeof(Piece))
         self.max_pieces = max(max_pieces, 1)
         failed = self.pieces == NULL or interner_init(&self.queries, NULL, 64) < 0
@@ -656,7 +664,7 @@ cdef class Parser:
         cdef int outcome = 0
         with nogil:
             for i in range(first, end):
-                outcome = tokenize_piece(&self.pieces[i], buf, self.run, flag)
+                outcome = tokenize_piece(&self.pieces[i], buf, self.run, self.id_field, flag)
                 if outcome == STOPPED:
                     break
         return None if outcome == STOPPED or was_stopped(flag) else True

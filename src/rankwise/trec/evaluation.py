@@ -50,6 +50,7 @@ from .io import (
     TrecColumns,
     check_ids,
     check_run_name,
+    check_subtopic_pairs,
     read_qrels,
     read_run,
     source_name,
@@ -189,6 +190,37 @@ def _from_dict(mapping: object, what: str) -> TrecColumns:
     if converted:
         # Keys that differ as objects can be the same id as text (1 and "1", b"d" and "d").
         _check_unique_pairs(columns, what)
+    return columns
+
+
+def _from_subtopic_dict(mapping: object) -> TrecColumns:
+    """Rows of ``{query: {subtopic: {doc: grade}}}``, ids and grades checked as :func:`_from_dict` does."""
+    context = "Qrels.from_dict(subtopics=True)"
+    if not isinstance(mapping, dict):
+        raise TypeError(f"{context} takes {{query_id: {{subtopic_id: {{doc_id: grade}}}}}}, got "
+                        f"{type(mapping).__name__}")
+    queries: list[Any] = []
+    subtopics: list[Any] = []
+    docs: list[Any] = []
+    values: list[Any] = []
+    for query, judged in mapping.items():
+        query = _id_text(query, f"{context}: a query id")
+        if not isinstance(judged, dict) or not all(isinstance(g, dict) for g in judged.values()):
+            raise TypeError(f"{context}: the value for query {query!r} must be a dict {{subtopic_id: "
+                            f"{{doc_id: grade}}}}")
+        for subtopic, grades in judged.items():
+            subtopic = _id_text(subtopic, f"{context}: a subtopic id of query {query!r}")
+            keys = _ids_text(list(grades), f"{context}: a document id of query {query!r}")[0]
+            queries.extend([query] * len(keys))
+            subtopics.extend([subtopic] * len(keys))
+            docs.extend(keys)
+            values.extend(grades.values())
+    numbers = _dict_values(values, queries, docs, context)
+    columns = _columns_from_pairs(queries, docs, numbers, "Qrels", context, f"{context}: the value")
+    table, codes = StringTable.from_strings(subtopics)
+    check_ids(table, codes, "subtopic id", context)
+    columns.subtopics = (table, codes)
+    check_subtopic_pairs(columns, "Qrels")
     return columns
 
 
@@ -459,7 +491,7 @@ class Qrels(_TrecData):
     _value_name = "relevance"
 
     @classmethod
-    def read(cls, path: Source, *, progress: bool | None = None) -> Qrels:
+    def read(cls, path: Source, *, progress: bool | None = None, subtopics: bool = False) -> Qrels:
         """Read a TREC qrels file, or a Parquet file; errors name the file and line.
 
         ``path`` is a path, ``"-"`` for standard input, or a binary file object.
@@ -474,14 +506,25 @@ class Qrels(_TrecData):
         when stderr is a terminal and tqdm is installed (``pip install "rankwise[progress]"``),
         unless the environment sets ``RANKWISE_PROGRESS=0``; False never; True always
         (ImportError without tqdm). See :func:`rankwise.trec.io.read_run`.
+
+        ``subtopics=True`` reads the TREC Web track's diversity qrels, ``topic subtopic
+        docno grade`` lines (TREC text only), for :func:`rankwise.evaluate_diversity`: the
+        subtopic ids are kept, and a document may be judged once per subtopic (twice for
+        one subtopic is a ValueError naming the file and both lines).
         """
+        if subtopics is not False and subtopics is not True:
+            raise TypeError(f"subtopics must be True or False, got {subtopics!r}")
         if is_parquet(path):
+            if subtopics:
+                raise ValueError("subtopics=True reads TREC text qrels (topic subtopic docno grade), "
+                                 "not Parquet")
             return cls(_read_parquet(path, ("query_id", "doc_id", "relevance"), "Qrels")[0])
-        return cls(read_qrels(path, progress=progress))
+        return cls(read_qrels(path, progress=progress, subtopics=subtopics))
 
     @classmethod
-    def from_dict(cls, qrels: dict[Any, dict[Any, float]]) -> Qrels:
-        """From ``{query_id: {doc_id: relevance}}``.
+    def from_dict(cls, qrels: dict[Any, Any], *, subtopics: bool = False) -> Qrels:
+        """From ``{query_id: {doc_id: relevance}}``, or ``{query_id: {subtopic_id: {doc_id: grade}}}``
+        with ``subtopics=True`` (subtopic qrels, as :meth:`read` reads them with ``subtopics=True``).
 
         Ids become text as a TREC file holds them: a ``str`` as it is, ``bytes`` decoded
         as UTF-8 (ValueError naming the id if they are not UTF-8), an integer as its
@@ -490,8 +533,43 @@ class Qrels(_TrecData):
         TREC file cannot hold (ValueError): an empty one, one with whitespace or NUL, a
         query id starting with ``#``. Two keys that are the same text (``1`` and
         ``"1"``) are the same id: twice in one query, a repeated document (ValueError).
+        Subtopic ids follow the same rules.
+
+        Examples
+        --------
+        >>> import rankwise as rw
+        >>> qrels = rw.Qrels.from_dict({"q1": {"1": {"d1": 1, "d2": 1}, "2": {"d1": 1}}}, subtopics=True)
+        >>> qrels, qrels.has_subtopics
+        (Qrels(1 queries, 3 judgements), True)
         """
-        return cls(_from_dict(qrels, "Qrels"))
+        if subtopics is not False and subtopics is not True:
+            raise TypeError(f"subtopics must be True or False, got {subtopics!r}")
+        return cls(_from_subtopic_dict(qrels) if subtopics else _from_dict(qrels, "Qrels"))
+
+    def to_dict(self) -> dict[Any, Any]:
+        """``{query_id: {doc_id: relevance}}``, or ``{query_id: {subtopic_id: {doc_id: grade}}}`` for
+        subtopic qrels (:attr:`has_subtopics`), as :meth:`from_dict` takes them back.
+
+        Examples
+        --------
+        >>> import rankwise as rw
+        >>> rw.Qrels.from_dict({"q1": {"1": {"d1": 1}, "2": {"d1": 0}}}, subtopics=True).to_dict()
+        {'q1': {'1': {'d1': 1.0}, '2': {'d1': 0.0}}}
+        """
+        c = self._columns
+        if not isinstance(c, TrecColumns) or c.subtopics is None:
+            return super().to_dict()
+        queries, subtopics, docs = c.queries.to_numpy(), c.subtopics[0].to_numpy(), c.docs.to_numpy()
+        out: dict[Any, Any] = {}
+        for q, s, d, v in zip(queries[c.query_codes], subtopics[c.subtopics[1]], docs[c.doc_codes],
+                              c.values.tolist(), strict=True):
+            out.setdefault(q, {}).setdefault(s, {})[d] = v
+        return out
+
+    @property
+    def has_subtopics(self) -> bool:
+        """Whether these are subtopic qrels (``topic subtopic docno grade``; ``subtopics=True``)."""
+        return getattr(self._columns, "subtopics", None) is not None
 
     @classmethod
     def from_pandas(cls, frame: Any, query: str = "query_id", doc: str = "doc_id",
@@ -558,6 +636,9 @@ class Qrels(_TrecData):
         "rankwise[zstd]"``). Relevance is written so that it reads back exactly. A name
         ending in ``.parquet`` writes Parquet (:meth:`to_arrow`'s table; needs pyarrow).
         """
+        if self.has_subtopics:
+            raise ValueError("writing subtopic qrels is not supported; to_dict() gives "
+                             "{query_id: {subtopic_id: {doc_id: grade}}}")
         if is_parquet_name(path):
             write_parquet(path, self.to_arrow())
         else:
@@ -1373,6 +1454,9 @@ def _trec_eval(qrels: Qrels, run: Run, measures: str | Iterable[str], complete: 
                judged_only: bool = False) -> TrecResults:
     if not isinstance(qrels, Qrels) or not isinstance(run, Run):
         raise TypeError("trec_eval(qrels, run, ...) takes a Qrels and a Run (see Qrels.read, Run.read)")
+    if qrels.has_subtopics:
+        raise ValueError("qrels are subtopic qrels (read with subtopics=True): evaluate them with "
+                         "rankwise.evaluate_diversity")
     check_choice(ties, "ties", _TIES)
     complete = check_flag(complete, "complete")
     judged_only = check_flag(judged_only, "judged_only")

@@ -44,8 +44,8 @@ from . import _text
 from .parsing import parse_text, quote
 from .sources import PathName, Source, open_output, open_text, source_name
 
-__all__ = ["StringTable", "TrecColumns", "check_ids", "check_run_name", "read_qrels", "read_run",
-           "source_name", "write_qrels", "write_run"]
+__all__ = ["StringTable", "TrecColumns", "check_ids", "check_run_name", "check_subtopic_pairs", "read_qrels",
+           "read_run", "source_name", "split_subtopics", "write_qrels", "write_run"]
 
 # Bytes that would split or end a field, or that trec_eval cannot read (NUL).
 _NOT_IN_ID = np.zeros(256, dtype=bool)
@@ -82,14 +82,20 @@ class TrecColumns:
     values: np.ndarray
     run_name: str | None = None
     skips: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64), kw_only=True)
+    #: Subtopic qrels (``topic subtopic docno grade``): the subtopic ids and each row's code.
+    subtopics: tuple[StringTable, np.ndarray] | None = field(default=None, kw_only=True)
 
     def line(self, row: int) -> int:
         """The 1-based line of ``row`` in its file: rows before it, plus the lines skipped before it."""
         return int(row) + 1 + int(np.searchsorted(self.skips, row, side="right"))
 
 
-def read_qrels(path: Source, *, progress: bool | None = None) -> TrecColumns:
+def read_qrels(path: Source, *, progress: bool | None = None, subtopics: bool = False) -> TrecColumns:
     """Read a qrels file: ``qid iter docno rel`` lines (``iter`` is ignored).
+
+    With ``subtopics``, lines are ``topic subtopic docno grade`` (the TREC Web track's
+    diversity qrels): the second field is kept as a subtopic id (``columns.subtopics``), and
+    a document may appear once per subtopic of a topic.
 
     Parameters
     ----------
@@ -97,6 +103,8 @@ def read_qrels(path: Source, *, progress: bool | None = None) -> TrecColumns:
         See :func:`read_run`.
     progress : bool or None
         See :func:`read_run`.
+    subtopics : bool
+        Read subtopic qrels, as said above.
 
     Returns
     -------
@@ -116,7 +124,7 @@ def read_qrels(path: Source, *, progress: bool | None = None) -> TrecColumns:
     ImportError
         As :func:`read_run`.
     """
-    return _read(path, run=False, progress=progress)
+    return _read(path, run=False, progress=progress, subtopics=subtopics)
 
 
 def read_run(path: Source, *, progress: bool | None = None) -> TrecColumns:
@@ -261,10 +269,10 @@ def _check_utf8(path: str, table: StringTable, codes: np.ndarray, columns: TrecC
     return line, f"{path}, line {line}: {what} {quote(raw)} is not valid UTF-8"
 
 
-def _read(source: Source, run: bool, progress: bool | None) -> TrecColumns:
+def _read(source: Source, run: bool, progress: bool | None, subtopics: bool = False) -> TrecColumns:
     check_progress(progress)    # before the file is opened
     with open_text(source) as text:
-        parsed = parse_text(text, run, progress)
+        parsed = parse_text(text, run, progress, subtopics)
     path, kind = text.name, "run" if run else "qrels"
     if parsed.error is not None:
         raise parsed.error
@@ -278,7 +286,8 @@ def _read(source: Source, run: bool, progress: bool | None) -> TrecColumns:
     columns = TrecColumns(StringTable._trusted(query_data, query_offsets), query_codes,
                           StringTable._trusted(doc_data, doc_offsets), doc_codes, values, skips=skips)
     problems = [p for p in (_check_utf8(path, columns.queries, query_codes, columns, "query id"),
-                            _check_utf8(path, columns.docs, doc_codes, columns, "docno")) if p is not None]
+                            _check_utf8(path, columns.docs, doc_codes, columns,
+                                        "subtopic and docno" if subtopics else "docno")) if p is not None]
     if problems:
         raise ValueError(min(problems)[1])
     if run:
@@ -287,6 +296,10 @@ def _read(source: Source, run: bool, progress: bool | None) -> TrecColumns:
         except UnicodeDecodeError:
             where = f"{path}, line {columns.line(len(values) - 1)}"
             raise ValueError(f"{where}: runid {quote(parsed.run_name)} is not valid UTF-8") from None
+    if subtopics:
+        columns = split_subtopics(columns)
+        check_subtopic_pairs(columns, path, lines=True)
+        return columns
     repeat = first_duplicate_codes(query_codes, doc_codes, len(columns.queries))
     if repeat is not None:
         a, b = repeat
@@ -294,6 +307,46 @@ def _read(source: Source, run: bool, progress: bool | None) -> TrecColumns:
                                             columns.line(a), columns.line(b), lines=True),
                           duplicate_docno=True)
     return columns
+
+
+def _gather(data: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> tuple[StringTable, np.ndarray]:
+    """The strings ``data[starts[i]:stops[i]]`` interned."""
+    lengths = stops - starts
+    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    picked = np.arange(offsets[-1], dtype=np.int64) + np.repeat(starts - offsets[:-1], lengths)
+    return StringTable.from_utf8(data[picked], offsets)
+
+
+def split_subtopics(columns: TrecColumns) -> TrecColumns:
+    """Columns whose docnos are ``subtopic docno`` spans (the subtopic parser's) as docnos and subtopics."""
+    table = columns.docs
+    data, offsets, n = table.data, table.offsets, len(table)
+    # Neither field holds a blank and only blanks lie between them.
+    blank = np.flatnonzero(_NOT_IN_ID[data])
+    owner = np.searchsorted(offsets, blank, side="right") - 1
+    first = blank[np.searchsorted(owner, np.arange(n), side="left")]
+    last = blank[np.searchsorted(owner, np.arange(n), side="right") - 1]
+    subtopics, subtopic_codes = _gather(data, offsets[:-1], first)
+    docs, doc_codes = _gather(data, last + 1, offsets[1:])
+    return TrecColumns(columns.queries, columns.query_codes, docs, doc_codes[columns.doc_codes],
+                       columns.values, skips=columns.skips,
+                       subtopics=(subtopics, subtopic_codes[columns.doc_codes]))
+
+
+def check_subtopic_pairs(columns: TrecColumns, subject: str, lines: bool = False) -> None:
+    """Refuse a document judged twice for one subtopic of a topic (rows, or file ``lines``)."""
+    assert columns.subtopics is not None
+    table, codes = columns.subtopics
+    keys = columns.doc_codes * max(len(table), 1) + codes
+    repeat = first_duplicate_codes(columns.query_codes, keys, len(columns.queries))
+    if repeat is not None:
+        a, b = (columns.line(row) for row in repeat) if lines else repeat
+        row = repeat[1]
+        doc, query = columns.docs[int(columns.doc_codes[row])], columns.queries[int(columns.query_codes[row])]
+        raise value_error(f"{subject} has document {doc!r} twice for query {query!r}, subtopic "
+                          f"{table[int(codes[row])]!r} ({'lines' if lines else 'rows'} {a} and {b}); ndeval "
+                          "rejects duplicates", duplicate_docno=True)
 
 
 # ---------------------------------------------------------------------------- writing

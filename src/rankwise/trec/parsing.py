@@ -165,10 +165,10 @@ class _ReadAhead:
 class _Blocks:
     """The parse of one source: blocks of whole lines into a Parser, errors in their order."""
 
-    def __init__(self, text: Text, run: bool) -> None:
+    def __init__(self, text: Text, run: bool, subtopics: bool = False) -> None:
         self.name, self.run, self.size = text.name, run, text.size
         self.threads = effective_n_threads(None)
-        self.parser = _text.Parser(run, self.threads * _PIECES_PER_THREAD)
+        self.parser = _text.Parser(run, self.threads * _PIECES_PER_THREAD, subtopics)
         self.run_name = b""
         self.error: ValueError | None = None
         self.newline_seen = False
@@ -228,14 +228,17 @@ def _carry_over(buffer: bytearray, n: int, carry: bytearray) -> tuple[bytearray,
     return carry, 0, len(carry)
 
 
-def parse_text(text: Text, run: bool, progress: bool | None = False) -> Parsed:
+def parse_text(text: Text, run: bool, progress: bool | None = False, subtopics: bool = False) -> Parsed:
     """Parse a qrels (``run=False``) or run source to its end; see the module docstring.
+
+    ``subtopics``: qrels of ``topic subtopic docno grade`` lines, whose docno column holds
+    ``subtopic docno`` as written (``io.read_qrels`` splits it).
 
     ``progress`` as :func:`rankwise._core.progress.progress_bar` takes it: the source's bytes
     parsed (compressed bytes for compressed data), out of the file's size when it is known
     (a regular file opened by path).
     """
-    blocks = _Blocks(text, run)
+    blocks = _Blocks(text, run, subtopics)
     with progress_bar(progress, text.raw_size, f"reading {os.path.basename(text.name)}", unit="B") as bar:
         blocks.empty = _feed_all(blocks, text, bar) == 0
     return _finished(blocks, text)
