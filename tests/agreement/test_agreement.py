@@ -106,7 +106,7 @@ def test_system_agreement_and_inputs_unchanged():
 
 
 @pytest.mark.parametrize("call, error, message", [
-    (lambda: rw.agreement([1, 2], [1, 2], ["tauu"]), ValueError, "unknown agreement measure 'tauu'; did you mean"),
+    (lambda: rw.agreement([1, 2], [1, 2], ["tauu"]), ValueError, "unknown agreement metric 'tauu'; did you mean"),
     (lambda: rw.agreement([1, 2], [1, 2], ["RBO(p=1.5)"]), ValueError, "p must be in \\(0, 1\\)"),
     (lambda: rw.agreement([1, 2], [1, 2], ["tau(p=0.5)"]), ValueError, "unknown parameter"),
     (lambda: rw.agreement([1, 2], [1, 2, 3], ["tau"]), ValueError, "same shape"),

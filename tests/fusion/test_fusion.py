@@ -94,7 +94,7 @@ def test_equals_ranx():
 @pytest.mark.parametrize("call, error, message", [
     (lambda r: rw.fuse(r[:1]), ValueError, "at least 2 runs"),
     (lambda r: rw.fuse(r, "combsumm"), ValueError, "did you mean 'combsum'"),
-    (lambda r: rw.fuse(r, "sum", norm="minmaxx"), ValueError, "normalisation"),
+    (lambda r: rw.fuse(r, "sum", norm="minmaxx"), ValueError, "unknown norm \\(normalisation\\) 'minmaxx'"),
     (lambda r: rw.fuse(r, "max", weights=[1, 1]), ValueError, "weights do not apply to method='max'"),
     (lambda r: rw.fuse(r, weights=[1]), ValueError, "weights must have one value per query"),
     (lambda r: rw.fuse(r, weights=[1, -1]), ValueError, "weights must be finite numbers >= 0"),

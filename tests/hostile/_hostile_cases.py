@@ -1338,8 +1338,53 @@ def recsys_targets() -> list:
     })]
 
 
+def tools_targets() -> list:
+    """Issue 19's functions: fusion, agreement, counts from elsewhere."""
+    runs = "[RUN, rw.Run.from_dict({'q1': {'d1': 0.5, 'd9': 0.25}, 'q2': {'d5': 1.0}})]"
+    three = "np.array([[[0.5, 0.25, np.nan]], [[0.125, np.nan, 0.75]]])"
+    return [
+        Target("fuse", "rw.fuse({args})", {"runs": runs}, {
+            "runs": Objects(drop=["{}", "[]"], extra=[("one", "[RUN]", VE("2 runs")), ("empty", "[]", VE("2 runs")),
+                                                      ("empty-dict", "{}", VE("2 runs")),
+                                                      ("not-a-run", "[RUN, QD]", TE("runs"))]),
+            "method": Choice("rrf"), "norm": Choice("min-max", none="ok"),
+            "k": Real("60", low=0, low_open=False, checks={"1e300": "assert result.n_queries == 2"}),
+            "weights": Rows([("ok", "[1, 2]", Ok()), ("negative", "[1, -1]", VE("weights")),
+                             ("nan", "[1, np.nan]", VE("weights")), ("short", "[1]", VE("weights")),
+                             ("str", "['1', '2']", TE("weights")), ("inf", "[1, np.inf]", VE("weights"))]),
+            "depth": Rows([("one", "1", Ok()), ("zero", "0", VE("depth")), ("huge", "2**62", Ok()),
+                           ("float", "1.5", VE("depth")), ("bool", "True", VE("depth")), ("str", "'1'", VE("depth"))]),
+        }),
+        Target("fuse_scores", "rw.fuse_scores({args})", {"scores": three}, {
+            "scores": Rows([("2-D", "np.zeros((2, 3))", VE("scores")), ("str", "np.array([[['a']], [['b']]])", VE("scores")),
+                            ("one-run", "np.zeros((1, 1, 3))", VE("2 runs")), ("empty", "np.zeros((2, 0, 3))", Ok()),
+                            ("all-nan", "np.full((2, 1, 3), np.nan)", Ok()), ("inf", "np.full((2, 1, 3), np.inf)", Ok()),
+                            ("huge", "np.full((2, 1, 3), 1e308)", Ok()), ("None", "None", either(TE("scores"), VE("scores"))),
+                            ("ragged", "[[[1.0]], [[1.0, 2.0]]]", VE("scores"))]),
+            "norm": Choice("min-max", none="ok"),
+        }),
+        Target("agreement", "rw.agreement({args})", {"run_a": "np.array(S)", "run_b": "np.array(SC)[:, :3]",
+                                                     "metrics": "['tau_b', 'tau_ap', 'RBO(p=0.9)@2']"}, {
+            "run_a": Rows([("inf", "put(S, np.inf, 0)", Ok()), ("subnormal", "np.asarray(S) * 1e-310", Ok()),
+                           ("nan", "put(S, np.nan, 0)", VE("run_a")), ("short", "np.array(S)[:, :2]", VE("run_a")),
+                           ("None", "None", either(TE("run_a"), VE("run_a"))), ("3-D", "np.zeros((1, 2, 3))", VE("run_a")),
+                           ("str", "np.array([['a', 'b', 'c']] * 2)", VE("run_a")), ("empty", "np.zeros((0, 3))", VE("run_a")),
+                           ("run", "RUN", TE("run_a"))]),
+            "metrics": Names("tau", bad=["tau(p=0.5)", "RBO(p=1)", "RBO(p=0)", "tauu", "RBO@0", "RBO@-1"]),
+        }),
+        Target("Ranks.from_counts", "rw.Ranks.from_counts({args})",
+               {"greater": "[0, 2, 1]", "greater_equal": "[0, 3, 1]", "n_candidates": "5"}, {
+            "greater_equal": Rows([("below", "[0, 1, 1]", VE("greater_equal")), ("short", "[0, 3]", VE("greater_equal")),
+                                   ("nan", "[0, np.nan, 1]", VE("greater_equal")), ("str", "['0', '3', '1']", TE("greater_equal"))]),
+            "n_candidates": Rows([("scalar-small", "2", VE("n_candidates")), ("list", "[5, 5, 5]", Ok()),
+                                  ("2**53", "2**53", VE("n_candidates")), ("nan", "np.nan", VE("n_candidates"))]),
+        }),
+    ]
+
+
 def targets() -> list:
-    return list_targets() + rank_targets() + trec_targets() + stats_targets() + recsys_targets()
+    return (list_targets() + rank_targets() + trec_targets() + stats_targets() + recsys_targets()
+            + tools_targets())
 
 
 def generated_cases() -> list:

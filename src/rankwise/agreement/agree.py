@@ -39,7 +39,7 @@ def parse_agreement(text: str) -> AgreementSpec:
     ``RBO_max``, each with an optional depth ``@k``."""
     name, args, raw_k = split_name(name_key(text))
     if name not in _KINDS:
-        raise unknown_name(text, _EXAMPLES, "agreement measure")
+        raise unknown_name(text, _EXAMPLES, "agreement metric")
     kind = _KINDS[name]
     depth = parse_cutoff(raw_k, f"agreement measure {text!r}") if raw_k is not None else 0
     p = 0.9
@@ -148,7 +148,7 @@ def _from_arrays(a: ArrayLike, b: ArrayLike) -> tuple[tuple[np.ndarray, ...], np
     return (indptr, items, x2.ravel(), items, indptr, items, y2.ravel(), items), np.arange(n_queries)
 
 
-def agreement(run_a: Run | ArrayLike, run_b: Run | ArrayLike, measures: str | Iterable[str] = ("tau_b",), *,
+def agreement(run_a: Run | ArrayLike, run_b: Run | ArrayLike, metrics: str | Iterable[str] = ("tau_b",), *,
               n_threads: int | None = None) -> Results:
     """How alike two rankings are, per query: Kendall's tau, tau_AP, rank-biased overlap.
 
@@ -176,7 +176,8 @@ def agreement(run_a: Run | ArrayLike, run_b: Run | ArrayLike, measures: str | It
         Two runs (aligned by query id: the queries both have, in trec_eval's order), or two
         score arrays of one shape, ``(n_items,)`` or ``(n_queries, n_items)``, over the same
         items.
-    measures : str or iterable of str
+    metrics : str or iterable of str
+        The measures' names, as listed above.
     n_threads : int, optional
         Threads over queries; the values do not depend on it.
 
@@ -194,7 +195,7 @@ def agreement(run_a: Run | ArrayLike, run_b: Run | ArrayLike, measures: str | It
     >>> {name: round(value, 4) for name, value in res.mean().items()}
     {'tau_b': 0.3333, 'tau_ap': 0.5, 'RBO(p=0.9)': 0.7728}
     """
-    names = metric_names(measures, "agreement measure")
+    names = metric_names(metrics, "agreement measure")
     if isinstance(run_a, Run) and isinstance(run_b, Run):
         lists, query_ids = _from_runs(run_a, run_b)
     elif not isinstance(run_a, Run) and not isinstance(run_b, Run):
@@ -219,7 +220,7 @@ def _system_scores(scores: Any, name: str) -> dict[str, float]:
 
 
 def system_agreement(a: Mapping[str, float], b: Mapping[str, float],
-                     measures: str | Sequence[str] = ("tau", "tau_b", "tau_ap", "RBO(p=0.9)"),
+                     metrics: str | Sequence[str] = ("tau", "tau_b", "tau_ap", "RBO(p=0.9)"),
                      ) -> dict[str, float]:
     """How alike two orderings of the same systems are: by two measures, two collections, two
     pools (Voorhees 2000; Yilmaz et al. 2008's tau_AP weighs the top systems more).
@@ -242,7 +243,7 @@ def system_agreement(a: Mapping[str, float], b: Mapping[str, float],
         raise ValueError(f"a and b must score the same systems; only one scores {only[0]!r}")
     if len(x) < 2:
         raise ValueError(f"system_agreement needs at least 2 systems, got {len(x)}")
-    names = metric_names(measures, "agreement measure")
+    names = metric_names(metrics, "agreement measure")
     systems, codes = StringTable.from_strings(list(x))
     ties = (len(systems) - 1 - systems.byte_order()).astype(np.int64)[codes]
     indptr = np.array([0, len(x)], dtype=np.int64)

@@ -49,7 +49,7 @@ def _norm(norm: object) -> str:
         raise TypeError(f"norm must be None or a str, one of {', '.join(map(repr, NORMS))}, got {norm!r}")
     key = name_key(norm)
     if key not in _NORM_ALIASES:
-        raise unknown_name(norm, list(_NORM_ALIASES), "normalisation")
+        raise unknown_name(norm, list(_NORM_ALIASES), "norm (normalisation)")
     return _NORM_ALIASES[key]
 
 
@@ -115,7 +115,7 @@ def _layout(query: np.ndarray, run: np.ndarray, n_queries: int) -> tuple[np.ndar
     """Rows sorted by query then run: the order, and the (q_seg, seg_ptr, seg_run) layout."""
     order = np.lexsort((run, query))
     q, r = query[order], run[order]
-    new = np.flatnonzero(np.concatenate(([True], (q[1:] != q[:-1]) | (r[1:] != r[:-1]))))
+    new = np.flatnonzero(np.concatenate(([q.size > 0], (q[1:] != q[:-1]) | (r[1:] != r[:-1]))))
     seg_ptr = np.append(new, q.shape[0]).astype(np.int64)
     seg_query = q[new]
     q_seg = np.searchsorted(seg_query, np.arange(n_queries + 1)).astype(np.int64)
