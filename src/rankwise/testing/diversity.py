@@ -2,8 +2,8 @@
 
 Source: ``ndeval.c``, version 4.5 (29 April 2013), by the TREC Web track organisers
 (Charles Clarke et al.), as shipped with the track's evaluation tools
-(https://trec.nist.gov/data/web10.html; the copy read was the repository file found by
-its help text "Redundancy intolerance (parameter for computing alpha-nDCG and NRBP)").
+(https://trec.nist.gov/data/web10.html) and, unchanged, as ``src/ndeval.c`` of the PyPI
+package pyndeval 0.0.8 (the copy read), whose ``pyndeval.ndeval`` the tests also compare with.
 Each function below follows the C function it is named after: ``idealResult`` (the
 greedy ideal ranking), ``computeDCG``, ``computeERR``, ``computeNRBP``, ``computeMAP``,
 ``computePrecision``, ``computeSTRecall`` and ``renormalize``. What differs, and why:
