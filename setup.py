@@ -100,11 +100,14 @@ class BuildExt(build_ext):
         if not stamp.is_file() or stamp.read_text() != variant:
             stamp.unlink(missing_ok=True)  # until this build has finished: it may not
             self.force = self.compiler.force = True
-        if SANITIZE and not self.parallel:
-            # The sanitizer build compiles slowest (.ci/sanitize's time limit): one module per CPU.
-            self.parallel = os.cpu_count() or 1
+        # One module per CPU, translated and compiled: 19 kernels took minutes one after another
+        # (CI builds them three times: the README's install, the sanitizer build, the wheel).
+        cpus = os.cpu_count() or 1
+        if not self.parallel:
+            self.parallel = cpus
         cythonized = cythonize(self.extensions, compiler_directives=DIRECTIVES, include_path=["src"],
-                               build_dir=os.path.join(self.build_temp, "cython"), force=self.force)
+                               build_dir=os.path.join(self.build_temp, "cython"), force=self.force,
+                               nthreads=cpus if cpus > 1 else 0)
         # The same Extension objects (setuptools annotated them), now with the generated C.
         for ext, generated in zip(self.extensions, cythonized, strict=True):
             assert ext.name == generated.name, (ext.name, generated.name)
