@@ -233,10 +233,7 @@ class Results:
         return own * weights
 
     def _mean_of(self, name: str, weights: np.ndarray | None) -> float:
-        column, combined = self[name], self._weights_of(name, weights)
-        if combined is None:
-            return ExactSum.of(column).means()[0]
-        return mean_over_queries(column, combined)
+        return mean_over_queries(self[name], self._weights_of(name, weights))
 
     def _interval_names(self) -> tuple[str, ...]:
         """The names whose mean has a confidence interval (TrecResults: not its counts)."""

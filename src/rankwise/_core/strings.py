@@ -217,6 +217,17 @@ class StringTable:
         """
         return run_alone(partial(_intern.byte_ranks, self.data, self.offsets), 8 * len(self))
 
+    def descending_order(self) -> np.ndarray:
+        """int64 rank of each code with the strings sorted by their bytes, descending: trec_eval's
+        order among tied scores (the kernels rank a lower key first).
+
+        Examples
+        --------
+        >>> StringTable.from_strings(["d10", "d2", "d1"])[0].descending_order()
+        array([1, 0, 2])
+        """
+        return (len(self) - 1 - self.byte_order()).astype(np.int64)
+
 
 def _spans(data: np.ndarray, offsets: np.ndarray, whole: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``data`` and ``offsets`` as the kernels read them, checked to stay within ``data``

@@ -126,7 +126,7 @@ def _from_runs(a: Run, b: Run) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
         raise ValueError(f"run_a and run_b share no query (run_a has {len(ca.queries)}, "
                          f"run_b {len(cb.queries)})")
     shared = shared[np.argsort(queries.byte_order()[shared], kind="stable")]
-    keys = (len(docs) - 1 - docs.byte_order()).astype(np.int64)   # document id descending, as trec_eval
+    keys = docs.descending_order()
     lists = _lists(_grouped(a, qa, da, shared), _grouped(b, qb, db, shared), keys)
     return lists, queries.to_numpy()[shared]
 
@@ -245,7 +245,7 @@ def system_agreement(a: Mapping[str, float], b: Mapping[str, float],
         raise ValueError(f"system_agreement needs at least 2 systems, got {len(x)}")
     names = metric_names(metrics, "agreement measure")
     systems, codes = StringTable.from_strings(list(x))
-    ties = (len(systems) - 1 - systems.byte_order()).astype(np.int64)[codes]
+    ties = systems.descending_order()[codes]
     indptr = np.array([0, len(x)], dtype=np.int64)
     docs = np.arange(len(x), dtype=np.int64)
     lists = (indptr, docs, np.array(list(x.values())), ties, indptr, docs, np.array([y[s] for s in x]), ties)

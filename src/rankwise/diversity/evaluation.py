@@ -131,7 +131,7 @@ def _run_side(qrels: TrecColumns, run: TrecColumns, topics: _Topics) -> _RunSide
     order = keep[np.argsort(slot[topic_of[keep]], kind="stable")]
     run_ptr = np.searchsorted(slot[topic_of[order]], np.arange(evaluated.shape[0] + 1)).astype(np.int64)
     # Ties: docno descending, as ndeval -traditional and trec_eval break them.
-    keys = (len(run.docs) - 1 - run.docs.byte_order())[run.doc_codes[order]]
+    keys = run.docs.descending_order()[run.doc_codes[order]]
     # Each run row's relevant document: (topic, docno) looked up among the qrels' sorted pairs.
     judged = qrels.docs.lookup(run.docs)[run.doc_codes[order]]
     width = max(len(qrels.docs), 1)

@@ -216,7 +216,7 @@ def fuse(runs: Sequence[Run] | Mapping[str, Run], method: str = "rrf", *, norm: 
     run = np.repeat(np.arange(len(items)), [c.values.shape[0] for c in columns])
     order, layout = _layout(query, run, len(queries))
     # trec_eval's order among equal scores: document ids descending, byte-wise.
-    keys = (len(docs) - 1 - docs.byte_order()).astype(np.int64)
+    keys = docs.descending_order()
     options = (_METHOD_CODES[method], _NORM_CODES[norm], rrf_k, kept, w, keys)
     out_doc, out_score, n_out = _run_kernel(layout, np.ascontiguousarray(doc[order]),
                                             np.ascontiguousarray(scores[order]), options, n_threads)
